@@ -2,69 +2,166 @@ package vec
 
 import "math"
 
-// Helpers built on the kernels. (Initial versions; the vec issue refines and
-// tests them.)
+// Helpers built on the kernels.
 
-// Nrm2 returns the Euclidean norm of x without overflow or underflow in
-// intermediate results.
+// nrm2FastMin is the smallest sum of squares for which Nrm2 trusts Dot(x, x).
+// Squares that underflow lose at most 2^-1075 each, so above 2^-900 that loss
+// is below n*2^-175 relative: far under the rounding error of the sum.
+const nrm2FastMin = 0x1p-900
+
+// Nrm2 returns the Euclidean norm sqrt(sum x[i]^2) of x, without overflow
+// or underflow in intermediate results: the answer is +Inf only when the
+// norm itself exceeds math.MaxFloat64, and its relative error is below
+// (n+2)*2^-52 at every scale (plus 2^-1074 absolute when the norm is
+// subnormal). It costs one Dot when the sum of squares is safely in range,
+// and a second, scaled pass otherwise.
+//
+// Special cases:
+//
+//	Nrm2(nil) = 0
+//	Nrm2(x) = NaN if any x[i] is NaN
+//	Nrm2(x) = +Inf if any x[i] is ±Inf and none is NaN
 func Nrm2(x []float64) float64 {
-	var scale, ssq float64 = 0, 1
-	for _, v := range x {
-		if v == 0 {
-			continue
-		}
-		a := math.Abs(v)
-		if math.IsNaN(a) {
-			return math.NaN()
-		}
-		if scale < a {
-			ssq = 1 + ssq*(scale/a)*(scale/a)
-			scale = a
-		} else {
-			ssq += (a / scale) * (a / scale)
-		}
+	if len(x) == 0 {
+		return 0
 	}
-	if math.IsInf(scale, 1) {
-		return scale
+	// Fast path: one Dot. All terms are non-negative, so a finite sum means
+	// no partial sum or product overflowed; NaN means a NaN input (squares
+	// and sums of non-negative values cannot make one).
+	s := dot(x, x)
+	if s >= nrm2FastMin && s <= math.MaxFloat64 {
+		return math.Sqrt(s)
 	}
-	return scale * math.Sqrt(ssq)
+	if s != s {
+		return math.NaN()
+	}
+	return nrm2Scaled(x)
 }
 
-// Asum returns sum |x[i]|, the L1 norm.
+// nrm2Scaled computes the norm of x (NaN-free) with x scaled by a power of
+// two that brings the largest |x[i]| into [0.5, 1) (or to at least 2^-74
+// when it is subnormal): the scaling is exact, the squares cannot
+// overflow, and whatever underflows is negligible beside the largest
+// square.
+func nrm2Scaled(x []float64) float64 {
+	amax := 0.0
+	for _, v := range x {
+		amax = math.Max(amax, math.Abs(v))
+	}
+	if amax == 0 || math.IsInf(amax, 1) {
+		return amax
+	}
+	_, e := math.Frexp(amax) // amax = f*2^e, f in [0.5, 1)
+	// 2^-e overflows for subnormal amax (e < -1021); 2^1000 is enough to
+	// bring any subnormal to >= 2^-74.
+	k := min(-e, 1000)
+	scale := math.Ldexp(1, k)
+	var s0, s1, s2, s3 float64
+	for len(x) >= 4 {
+		a, b, c, d := x[0]*scale, x[1]*scale, x[2]*scale, x[3]*scale
+		s0 += a * a
+		s1 += b * b
+		s2 += c * c
+		s3 += d * d
+		x = x[4:]
+	}
+	for _, v := range x {
+		v *= scale
+		s0 += v * v
+	}
+	return math.Ldexp(math.Sqrt((s0+s1)+(s2+s3)), -k)
+}
+
+// Asum returns sum |x[i]|, the L1 norm of x.
+//
+// Special cases:
+//
+//	Asum(nil) = 0
+//	Asum(x) = NaN if any x[i] is NaN
+//	Asum(x) = +Inf if any x[i] is ±Inf and none is NaN
 func Asum(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += math.Abs(v)
+	// Four independent sums: the loop runs at the add throughput rather than
+	// the add latency.
+	var s0, s1, s2, s3 float64
+	for len(x) >= 4 {
+		s0 += math.Abs(x[0])
+		s1 += math.Abs(x[1])
+		s2 += math.Abs(x[2])
+		s3 += math.Abs(x[3])
+		x = x[4:]
 	}
-	return s
+	for _, v := range x {
+		s0 += math.Abs(v)
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
-// Scal sets x[i] *= alpha.
+// Scal sets x[i] *= alpha, with IEEE special cases (0*Inf = NaN, so
+// Scal(0, x) does not clear an x holding Inf or NaN; use clear for that).
 func Scal(alpha float64, x []float64) {
 	for i := range x {
 		x[i] *= alpha
 	}
 }
 
-// MulVec sets dst = A x for the rows x cols row-major matrix a.
-// It panics if len(a) != rows*cols, len(x) != cols or len(dst) != rows.
+// AddScaledTo sets dst[i] = y[i] + alpha*x[i]. It panics unless dst, x and y
+// have the same length. dst may be x or y; partial overlap gives unspecified
+// results. Like Axpy, the accelerated paths fuse the multiply and add (one
+// rounding); the generic path may round alpha*x[i] first.
+func AddScaledTo(dst, y []float64, alpha float64, x []float64) {
+	if len(x) != len(dst) || len(y) != len(dst) {
+		panic("vec.AddScaledTo: slices have different lengths")
+	}
+	axpyTo(dst, alpha, x, y)
+}
+
+// Sub sets dst[i] = x[i] - y[i]. It panics unless dst, x and y have the same
+// length. dst may be x or y; partial overlap gives unspecified results. The
+// result is exactly x[i] - y[i] on every path (IEEE special cases included).
+func Sub(dst, x, y []float64) {
+	if len(x) != len(dst) || len(y) != len(dst) {
+		panic("vec.Sub: slices have different lengths")
+	}
+	// x + (-1)*y: the product is exact, so fused or not there is exactly
+	// one rounding, that of x - y.
+	axpyTo(dst, -1, y, x)
+}
+
+// MulVec sets dst = A x for the rows x cols row-major matrix a, that is
+// dst[i] = Dot(a[i*cols:(i+1)*cols], x). It panics if rows or cols is
+// negative, len(a) != rows*cols, len(x) != cols or len(dst) != rows. dst
+// must not overlap a or x. With cols == 0, dst is set to zero. Each entry
+// has Dot's error bound and special cases; on amd64 four rows are done at
+// a time (1.2x faster at 1000 x 1000, 1.3x at 230 x 230).
 func MulVec(dst, a []float64, rows, cols int, x []float64) {
 	if rows < 0 || cols < 0 || len(a) != rows*cols || len(x) != cols || len(dst) != rows {
 		panic("vec.MulVec: dimension mismatch")
 	}
-	for i := range dst {
-		dst[i] = Dot(a[i*cols:(i+1)*cols], x)
+	if cols == 0 {
+		clear(dst)
+		return
+	}
+	for i := mulVecBlocked(dst, a, cols, x); i < rows; i++ {
+		dst[i] = dot(a[i*cols:(i+1)*cols], x)
 	}
 }
 
-// MulTransVec sets dst = A^T x for the rows x cols row-major matrix a.
-// It panics if len(a) != rows*cols, len(x) != rows or len(dst) != cols.
+// MulTransVec sets dst = A^T x for the rows x cols row-major matrix a, that
+// is dst[j] = sum_i a[i*cols+j]*x[i]. It panics if rows or cols is negative,
+// len(a) != rows*cols, len(x) != rows or len(dst) != cols. dst must not
+// overlap a or x. With rows == 0, dst is set to zero. Each entry has Dot's
+// error bound (the sum runs over i in order, fused on the accelerated
+// paths); on amd64 four rows are done per pass over dst (1.1x faster at
+// 1000 x 1000, 1.4x at 230 x 230).
 func MulTransVec(dst, a []float64, rows, cols int, x []float64) {
 	if rows < 0 || cols < 0 || len(a) != rows*cols || len(x) != rows || len(dst) != cols {
 		panic("vec.MulTransVec: dimension mismatch")
 	}
 	clear(dst)
-	for i, xi := range x {
-		Axpy(xi, a[i*cols:(i+1)*cols], dst)
+	if cols == 0 {
+		return
+	}
+	for i := mulTransVecBlocked(dst, a, cols, x); i < rows; i++ {
+		axpyTo(dst, x[i], a[i*cols:(i+1)*cols], dst)
 	}
 }

@@ -1,0 +1,493 @@
+package vec
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/neadmm/neadmm/internal/testhook"
+)
+
+// eps is the spacing of float64 at 1 (2^-52, twice the unit roundoff u).
+const eps = 0x1p-52
+
+// forEachImpl runs f as a subtest once on the generic kernels and once on
+// the accelerated ones (skipped, visibly, when this build or CPU has none),
+// restoring the start-up choice afterwards.
+func forEachImpl(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	for _, generic := range []bool{true, false} {
+		name := "generic"
+		if !generic {
+			name = accelName
+		}
+		t.Run(name, func(t *testing.T) {
+			if !testhook.VecGeneric(generic) && !generic {
+				t.Skip("no accelerated implementation in this build or on this CPU")
+			}
+			t.Cleanup(func() { testhook.VecGeneric(false) })
+			want := "generic"
+			if !generic {
+				want = accelName
+			}
+			if got := Impl(); got != want {
+				t.Fatalf("Impl() = %q, want %q", got, want)
+			}
+			f(t)
+		})
+	}
+}
+
+// Guard sentinels are signalling NaNs with a payload unique to each buffer,
+// compared bit for bit: arithmetic on one quiets it (sets bit 51) and a
+// stray copy brings another buffer's payload, so a kernel that reads a
+// guard and writes the result over another guard is caught too.
+var guardSeq atomic.Uint64
+
+const guardLen = 8
+
+// guarded is a vector inside a larger buffer: off extra sentinels, then
+// guardLen sentinels, the data, guardLen sentinels.
+type guarded struct {
+	buf  []float64
+	lo   int // index of the first data element in buf
+	bits uint64
+	data []float64
+}
+
+func newGuarded(n, off int) guarded {
+	bits := 0x7ff0_0000_0000_0000 | (guardSeq.Add(1)&0xffff_ffff)<<8 | 1
+	buf := make([]float64, off+2*guardLen+n)
+	for i := range buf {
+		buf[i] = math.Float64frombits(bits)
+	}
+	lo := off + guardLen
+	return guarded{buf: buf, lo: lo, bits: bits, data: buf[lo : lo+n : lo+n]}
+}
+
+// check reports any sentinel that was overwritten.
+func (g guarded) check(t *testing.T, what string) {
+	t.Helper()
+	for i, v := range g.buf {
+		if i >= g.lo && i < g.lo+len(g.data) {
+			continue
+		}
+		if math.Float64bits(v) != g.bits {
+			t.Fatalf("%s: guard element %d (data at %d..%d) overwritten with %v (%#x)", what, i, g.lo, g.lo+len(g.data), v, math.Float64bits(v))
+		}
+	}
+}
+
+// testLengths is every length 0..300 and a few large ones that end in every
+// tail length of the unrolled loops.
+func testLengths() []int {
+	var ns []int
+	for n := 0; n <= 300; n++ {
+		ns = append(ns, n)
+	}
+	return append(ns, 4097, 65537)
+}
+
+func fillNormal(r *rand.Rand, x []float64) {
+	for i := range x {
+		x[i] = r.NormFloat64()
+	}
+}
+
+// sweep runs f on a pair of guarded N(0,1) vectors for every test length
+// and offsets 0..3 (x at off, y at 3-off, so their alignments differ), on
+// each implementation, and then checks both guard bands.
+func sweep(t *testing.T, seed uint64, f func(t *testing.T, r *rand.Rand, x, y []float64, what string)) {
+	forEachImpl(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(seed, seed+1))
+		for _, n := range testLengths() {
+			for off := 0; off < 4; off++ {
+				gx, gy := newGuarded(n, off), newGuarded(n, 3-off)
+				fillNormal(r, gx.data)
+				fillNormal(r, gy.data)
+				what := fmt.Sprintf("n=%d off=%d", n, off)
+				f(t, r, gx.data, gy.data, what)
+				gx.check(t, what+" x")
+				gy.check(t, what+" y")
+			}
+		}
+	})
+}
+
+// refDot returns sum x[i]*y[i] to within about one rounding (Ogita, Rump and
+// Oishi's Dot2: error-free products via FMA, compensated sum), and
+// sum |x[i]*y[i]|, the scale of the error bound.
+func refDot(x, y []float64) (dot, abs float64) {
+	var s, c float64
+	for i := range x {
+		p := x[i] * y[i]
+		pe := math.FMA(x[i], y[i], -p) // p + pe == x[i]*y[i] exactly
+		t := s + p
+		z := t - s
+		se := (s - (t - z)) + (p - z) // s + p == t + se exactly
+		s = t
+		c += pe + se
+		abs += math.Abs(p)
+	}
+	return s + c, abs
+}
+
+// dotTol is the error bound for a dot product evaluated in any order, with
+// or without FMA: |fl(x.y) - x.y| <= gamma_n * sum|x_i*y_i| with
+// gamma_n = n*u/(1-n*u), u = 2^-53 (Higham, Accuracy and Stability, 3.1).
+// The reference (refDot) is off by at most u*|x.y| + gamma_n^2*sum|x_i*y_i|.
+// n*eps = 2*n*u covers both: for n = 1 each side is a single rounding
+// (u + u), and for n >= 2, gamma_n <= 1.0001*n*u here (n*u < 1e-10) leaves
+// at least 0.99*u*sum|x_i*y_i| for the reference. The n*2^-1074 term
+// allows for products that underflow (each loses at most half the smallest
+// subnormal). A dropped or doubled element is off by |x_i*y_i|, far more.
+func dotTol(n int, abs float64) float64 {
+	return float64(n)*eps*abs + float64(n)*0x1p-1074
+}
+
+func TestDot(t *testing.T) {
+	sweep(t, 1, func(t *testing.T, r *rand.Rand, x, y []float64, what string) {
+		want, abs := refDot(x, y)
+		got := Dot(x, y)
+		if math.Abs(got-want) > dotTol(len(x), abs) || (len(x) == 0 && got != 0) {
+			t.Fatalf("%s: Dot = %v, want %v (tol %g)", what, got, want, dotTol(len(x), abs))
+		}
+	})
+}
+
+// TestDotAlias checks Dot(x, x), which Nrm2 relies on.
+func TestDotAlias(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(3, 4))
+		for _, n := range []int{1, 5, 33, 100, 1000} {
+			x := make([]float64, n)
+			fillNormal(r, x)
+			want, abs := refDot(x, x)
+			if got := Dot(x, x); math.Abs(got-want) > dotTol(n, abs) {
+				t.Errorf("n=%d: Dot(x, x) = %v, want %v", n, got, want)
+			}
+		}
+	})
+}
+
+// specials are the values whose handling every kernel must get right.
+var specials = []float64{
+	math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 0,
+	5e-324, -5e-324, 0x1p-1022, 1e-310, math.MaxFloat64, -math.MaxFloat64, 1e200, -1e200,
+}
+
+// class is what IEEE arithmetic pins down regardless of evaluation order.
+func class(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "+Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	}
+	return "finite"
+}
+
+// TestDotSpecial places one special value (or two) at every position of
+// vectors long enough to reach the main loop, the remainder loop and the
+// scalar tail, and checks the result's class against the plain loop. The
+// other elements are small, so no overflow depends on evaluation order.
+func TestDotSpecial(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(5, 6))
+		for _, n := range []int{1, 3, 7, 39, 71} {
+			x, y := make([]float64, n), make([]float64, n)
+			for _, sx := range specials {
+				for _, sy := range []float64{1, -2, 0, math.NaN(), math.Inf(1), 1e200} {
+					for i := 0; i < n; i++ {
+						fillNormal(r, x)
+						fillNormal(r, y)
+						x[i], y[i] = sx, sy
+						// A second special elsewhere, when there is room,
+						// times 0.5: its product never overflows by itself
+						// (a product that overflows in one evaluation but not
+						// in a fused one would make the class order-dependent).
+						j := (i + n/2) % n
+						if j != i {
+							x[j], y[j] = sx, 0.5
+						}
+						var naive float64
+						for k := range x {
+							naive += x[k] * y[k]
+						}
+						got := Dot(x, y)
+						if class(got) != class(naive) {
+							t.Fatalf("n=%d x[%d]=x[%d]=%v y[%d]=%v: Dot = %v, plain loop %v", n, i, j, sx, i, sy, got, naive)
+						}
+						if class(naive) == "finite" {
+							want, abs := refDot(x, y)
+							if math.Abs(got-want) > dotTol(n, abs) {
+								t.Fatalf("n=%d x[%d]=%v y[%d]=%v: Dot = %v, want %v", n, i, sx, i, sy, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
+		if got := Dot([]float64{math.Inf(1), math.Inf(1)}, []float64{1, -1}); !math.IsNaN(got) {
+			t.Errorf("Dot of opposite infinite products = %v, want NaN", got)
+		}
+		if got := Dot([]float64{1e200, 1e200}, []float64{1e200, 1e200}); !math.IsInf(got, 1) {
+			t.Errorf("Dot overflowing = %v, want +Inf", got)
+		}
+		if got := Dot([]float64{math.Inf(1)}, []float64{0}); !math.IsNaN(got) {
+			t.Errorf("Dot(Inf, 0) = %v, want NaN", got)
+		}
+	})
+}
+
+// sameFloat reports whether a and b are the same value: equal bits, or
+// both NaN (the payload of a computed NaN is not specified).
+func sameFloat(a, b float64) bool {
+	return math.Float64bits(a) == math.Float64bits(b) || (a != a && b != b)
+}
+
+// axpyOK reports whether got is a correct y + alpha*x: Axpy promises one of
+// the two standard evaluations, the fused one (a single rounding, FMA) and
+// the unfused one (alpha*x rounded first). That is an exact check, tighter
+// than any tolerance: a fused kernel differs from the unfused reference by
+// exactly the one rounding of alpha*x, and must be correctly rounded itself.
+func axpyOK(got, alpha, x, y float64) bool {
+	return sameFloat(got, math.FMA(alpha, x, y)) || sameFloat(got, float64(alpha*x)+y)
+}
+
+func TestAxpy(t *testing.T) {
+	sweep(t, 7, func(t *testing.T, r *rand.Rand, x, y []float64, what string) {
+		y0 := append([]float64(nil), y...)
+		alpha := r.NormFloat64()
+		Axpy(alpha, x, y)
+		for i, got := range y {
+			if !axpyOK(got, alpha, x[i], y0[i]) {
+				t.Fatalf("%s i=%d: y = %v, want %v + %v*%v", what, i, got, y0[i], alpha, x[i])
+			}
+		}
+	})
+}
+
+func TestAxpySpecial(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		vals := append([]float64{1, -1.5, 0x1p-1000}, specials...)
+		for _, n := range []int{1, 3, 7, 21} {
+			for _, alpha := range vals {
+				for _, sx := range vals {
+					for _, sy := range vals {
+						x, y := make([]float64, n), make([]float64, n)
+						for i := range x {
+							x[i], y[i] = sx, sy
+						}
+						Axpy(alpha, x, y)
+						for i, got := range y {
+							if !axpyOK(got, alpha, sx, sy) {
+								t.Fatalf("n=%d i=%d: %v + %v*%v = %v", n, i, sy, alpha, sx, got)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestAxpyAlias(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(9, 10))
+		for _, n := range []int{1, 4, 17, 63, 300} {
+			x := make([]float64, n)
+			fillNormal(r, x)
+			x0 := append([]float64(nil), x...)
+			Axpy(0.75, x, x) // y += alpha*y
+			for i := range x {
+				if !axpyOK(x[i], 0.75, x0[i], x0[i]) {
+					t.Fatalf("n=%d i=%d: Axpy(0.75, x, x) gave %v from %v", n, i, x[i], x0[i])
+				}
+			}
+		}
+	})
+}
+
+// TestSwitchChangesPath checks that the test hook really changes the code
+// that runs, not just what Impl reports: on amd64 the generic Go code
+// rounds alpha*x before adding (the compiler does not fuse there) and the
+// AVX2 kernel does not, and this alpha*x + y tells the two apart.
+func TestSwitchChangesPath(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the generic code is fused on this architecture too")
+	}
+	alpha, x := 1+0x1p-30, 1+0x1p-30 // alpha*x = 1 + 2^-29 + 2^-60
+	fused, unfused := 0x1p-29+0x1p-60, 0x1p-29
+	forEachImpl(t, func(t *testing.T) {
+		want := unfused
+		if accel {
+			want = fused
+		}
+		for _, n := range []int{1, 4, 32} { // tail, remainder and main loops
+			xs, ys := make([]float64, n), make([]float64, n)
+			for i := range xs {
+				xs[i], ys[i] = x, -1
+			}
+			Axpy(alpha, xs, ys)
+			for i, got := range ys {
+				if got != want {
+					t.Fatalf("%s n=%d i=%d: %v*%v - 1 = %g, want %g", Impl(), n, i, alpha, x, got, want)
+				}
+			}
+		}
+	})
+}
+
+// refSoft is the plain branchy soft-threshold, the definition the kernels
+// must match bit for bit: v - t and v + t are single roundings on every
+// path, and |v| <= t gives +0.
+func refSoft(v, t float64) float64 {
+	switch {
+	case v != v:
+		return v
+	case v > t:
+		return v - t
+	case v < -t:
+		return v + t
+	}
+	return 0
+}
+
+func checkSoft(t *testing.T, got, x []float64, thr float64, what string) {
+	t.Helper()
+	for i := range got {
+		if want := refSoft(x[i], thr); !sameFloat(got[i], want) {
+			t.Fatalf("%s i=%d: SoftThreshold(%v, t=%v) = %v, want %v", what, i, x[i], thr, got[i], want)
+		}
+	}
+}
+
+func TestSoftThreshold(t *testing.T) {
+	sweep(t, 11, func(t *testing.T, r *rand.Rand, x, dst []float64, what string) {
+		x0 := append([]float64(nil), x...)
+		thr := []float64{0, 0.5, math.Abs(r.NormFloat64())}[len(x)%3]
+		SoftThreshold(dst, x, thr)
+		checkSoft(t, dst, x0, thr, what)
+		for i := range x0 {
+			if math.Float64bits(x[i]) != math.Float64bits(x0[i]) {
+				t.Fatalf("%s: x[%d] modified", what, i)
+			}
+		}
+		SoftThreshold(x, x, thr) // in place
+		checkSoft(t, x, x0, thr, what+" in place")
+	})
+}
+
+func TestSoftThresholdSpecial(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		vals := append([]float64{1, -1, 0.5, -0.5, 0.25, math.Nextafter(0.5, 1), 1e-300}, specials...)
+		thrs := []float64{0, 5e-324, 0x1p-1022, 0.5, 1, 1e300, math.MaxFloat64}
+		for _, n := range []int{1, 2, 5, 19, 37} {
+			x := make([]float64, n)
+			dst := make([]float64, n)
+			for _, thr := range thrs {
+				for k := range vals {
+					// Every value at every position: rotate the list.
+					for i := range x {
+						x[i] = vals[(i+k)%len(vals)]
+					}
+					SoftThreshold(dst, x, thr)
+					checkSoft(t, dst, x, thr, fmt.Sprintf("n=%d k=%d", n, k))
+				}
+			}
+		}
+		// The documented cases.
+		x := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0.25, -0.25, math.Copysign(0, -1)}
+		SoftThreshold(x, x, 0.5)
+		if !math.IsNaN(x[0]) || !math.IsInf(x[1], 1) || !math.IsInf(x[2], -1) || x[3] != 0 || x[4] != 0 || x[5] != 0 {
+			t.Errorf("SoftThreshold(NaN, Inf, -Inf, .25, -.25, -0; .5) = %v", x)
+		}
+	})
+}
+
+// mustPanic checks that f panics with a message naming fn.
+func mustPanic(t *testing.T, fn string, f func()) {
+	t.Helper()
+	defer func() {
+		t.Helper()
+		e := recover()
+		if e == nil {
+			t.Errorf("%s: no panic", fn)
+			return
+		}
+		if msg := fmt.Sprint(e); !strings.Contains(msg, "vec."+fn+":") {
+			t.Errorf("%s: panic message %q does not name the function", fn, msg)
+		}
+	}()
+	f()
+}
+
+func TestPanics(t *testing.T) {
+	a, b := make([]float64, 3), make([]float64, 4)
+	mustPanic(t, "Dot", func() { Dot(a, b) })
+	mustPanic(t, "Dot", func() { Dot(nil, b) })
+	mustPanic(t, "Axpy", func() { Axpy(1, a, b) })
+	mustPanic(t, "Axpy", func() { Axpy(1, b, a) })
+	mustPanic(t, "SoftThreshold", func() { SoftThreshold(a, b, 1) })
+	for _, thr := range []float64{-1, -5e-324, math.NaN(), math.Inf(1), math.Inf(-1)} {
+		mustPanic(t, "SoftThreshold", func() { SoftThreshold(a, a, thr) })
+		mustPanic(t, "SoftThreshold", func() { SoftThreshold(nil, nil, thr) })
+	}
+	mustPanic(t, "AddScaledTo", func() { AddScaledTo(a, a, 1, b) })
+	mustPanic(t, "AddScaledTo", func() { AddScaledTo(a, b, 1, a) })
+	mustPanic(t, "AddScaledTo", func() { AddScaledTo(b, a, 1, a) })
+	mustPanic(t, "Sub", func() { Sub(a, a, b) })
+	mustPanic(t, "Sub", func() { Sub(a, b, a) })
+	mustPanic(t, "Sub", func() { Sub(b, a, a) })
+	m := make([]float64, 12)
+	mustPanic(t, "MulVec", func() { MulVec(a, m, 3, 3, a) }) // len(a) != rows*cols
+	mustPanic(t, "MulVec", func() { MulVec(a, m, 3, 4, a) }) // len(x) != cols
+	mustPanic(t, "MulVec", func() { MulVec(b, m, 3, 4, b) }) // len(dst) != rows
+	mustPanic(t, "MulVec", func() { MulVec(nil, nil, -1, 0, nil) })
+	mustPanic(t, "MulTransVec", func() { MulTransVec(b, m, 3, 4, b) }) // len(x) != rows
+	mustPanic(t, "MulTransVec", func() { MulTransVec(a, m, 3, 4, a) }) // len(dst) != cols
+	mustPanic(t, "MulTransVec", func() { MulTransVec(b, m, 4, 4, a) })
+	mustPanic(t, "MulTransVec", func() { MulTransVec(nil, nil, 0, -1, nil) })
+	// Valid calls on empty slices do nothing and do not panic.
+	if Dot(nil, nil) != 0 || Dot(a[:0], b[:0]) != 0 {
+		t.Error("Dot of empty slices is not 0")
+	}
+	Axpy(1, nil, nil)
+	SoftThreshold(nil, nil, 0)
+	AddScaledTo(nil, nil, 1, nil)
+	Sub(nil, nil, nil)
+}
+
+func TestAllocs(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		x, y, d := make([]float64, 1000), make([]float64, 1000), make([]float64, 1000)
+		m := make([]float64, 50*20)
+		tiny := []float64{1e-300, 1e-310, 0, 3e-301, 1e-300}
+		fillNormal(rand.New(rand.NewPCG(1, 1)), x)
+		checks := map[string]func(){
+			"Dot":           func() { Dot(x, y) },
+			"Axpy":          func() { Axpy(0.5, x, y) },
+			"SoftThreshold": func() { SoftThreshold(d, x, 0.5) },
+			"Nrm2":          func() { Nrm2(x) },
+			"Nrm2 scaled":   func() { Nrm2(tiny) },
+			"Asum":          func() { Asum(x) },
+			"Scal":          func() { Scal(1, y) },
+			"AddScaledTo":   func() { AddScaledTo(d, x, 0.5, y) },
+			"Sub":           func() { Sub(d, x, y) },
+			"MulVec":        func() { MulVec(d[:50], m, 50, 20, x[:20]) },
+			"MulTransVec":   func() { MulTransVec(d[:20], m, 50, 20, x[:50]) },
+		}
+		for name, f := range checks {
+			if a := testing.AllocsPerRun(10, f); a != 0 {
+				t.Errorf("%s: %v allocations per run, want 0", name, a)
+			}
+		}
+	})
+}
