@@ -1,0 +1,68 @@
+// Package neadmm is the generic engine of neADMM, the alternating direction
+// method of multipliers for nonlinear equality constraints (Wang and Zhao,
+// "Nonconvex generalization of ADMM for nonlinear equality constrained
+// problems"), together with the solvers its subproblems need:
+//
+//   - Solver runs Algorithm 1 on any Problem
+//     min F1(x1) + F2(x2) s.t. f1(x1) + f2(x2) = 0;
+//   - FISTA is a reusable accelerated proximal-gradient solver for the
+//     convex subproblems (smooth f + proximable g);
+//   - SphereProx is the exact global minimizer of the nonconvex w-update
+//     of spherically constrained problems (Theorem 1);
+//   - MaxProx is the exact global minimizer of the nonconvex t-update of
+//     max-constrained problems (Theorem 2).
+//
+// # Conventions
+//
+// The caller owns the iterates: Solver.Solve reads the starting x1, x2 and y
+// from the caller's slices and leaves the final iterate in them, so warm
+// starts (a regularization path, a continuation in lambda) just call Solve
+// again. y is always the unscaled multiplier. Solver and FISTA are
+// workspaces: the zero value is ready, the first solve of a size allocates
+// the buffers and every later solve and every iteration allocates nothing.
+// A workspace belongs to one goroutine; independent workspaces may run in
+// parallel (there is no package state). SphereProx and MaxProx never
+// allocate.
+//
+// Programmer errors (mismatched lengths) panic with the function's name;
+// solvers return errors for invalid options (before doing any work), failed
+// subproblems and non-finite iterates (wrapping ErrNotFinite and naming the
+// iteration).
+//
+// # Mapping an application onto Problem
+//
+// 1-bit compressive sensing, min l(x) s.t. ||x|| = 1, splits as x1 = x,
+// x2 = w in R^N with the constraint (||w||^2 - 1, w - x) = 0 in R^(1+N):
+//
+//	f1(x) = (0, -x)            J^T v = -v[1:]
+//	f2(w) = (||w||^2 - 1, w)
+//	UpdateX1: FISTA on l(x) + rho/2 ||w - x + y[1:]/rho||^2  (eq. 4)
+//	UpdateX2: SphereProx(w, x - y[1:]/rho, 1 - y[0]/rho)    (eq. 5)
+//
+// Multi-instance learning (B bags, I instances, D features) takes
+// x1 = (q, beta, beta0) in R^(B+D+1), x2 = t in R^I, and the constraints
+// q - max_bag t = 0 (B rows) and t - X beta - beta0 = 0 (I rows):
+//
+//	f1(x1) = (q, -X beta - beta0)     J^T v = (v[:B], -X^T v[B:], -sum v[B:])
+//	f2(t)  = (-max t per bag, t)
+//	UpdateX1: the q- and beta-updates (eqs. 8-9), both from t^k
+//	UpdateX2: per bag i, MaxProx(t_i, X_i beta - y2_i/rho, q_i + y1_i/rho)  (eq. 10)
+//
+// The example of Solver.Solve is the first mapping in full, with a closed
+// form UpdateX1.
+//
+// # The penalty rho
+//
+// The paper keeps rho fixed. On these nonconvex constraints a fixed rho
+// often stalls: the iterate oscillates with ||r|| and ||s|| of the same size
+// (in this package's tests a fixed rho stalls on 9 of 50 random
+// max-constrained instances, residual balancing with mu = 10 on 10 of 50,
+// a rho growing by 2% per iteration on none). The default policy is
+// therefore RhoGeometric; RhoFixed and RhoBalance (Boyd et al. 2011,
+// section 3.4.1) are available. Because y is unscaled, a change of rho
+// needs no rescaling of the dual.
+//
+// Stopping follows Boyd et al. (2011), section 3.3.1 (see Options.EpsAbs),
+// with an iteration cap, context cancellation checked before every
+// iteration and an optional per-iteration callback that may stop the solve.
+package neadmm
