@@ -1,0 +1,326 @@
+package mil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Protocol is an evaluation protocol over bags: stratified k-fold
+// cross-validation repeated with fresh shuffles, or a stratified holdout
+// split. Build one with KFold or PaperSplit, or fill the fields.
+type Protocol struct {
+	Name string
+	// Folds is k for k-fold cross-validation (>= 2); 0 selects a holdout
+	// split with TestFraction of each class in the test set.
+	Folds        int
+	TestFraction float64
+	// Repeats is the number of independent shuffles (>= 1).
+	Repeats int
+	// Seed makes the splits deterministic: repeat r shuffles with
+	// math/rand/v2's PCG seeded (Seed, r).
+	Seed uint64
+	// Threshold is the decision threshold on the scores for accuracy,
+	// precision, recall and F1 (positive iff score >= Threshold): 0 for raw
+	// bag scores, as the paper's code did; 0.5 for probabilities.
+	Threshold float64
+	// Workers is how many folds run at once (<= 1: one at a time). It does
+	// not change the results; the score function must then be safe for
+	// concurrent use.
+	Workers int
+}
+
+// KFold returns stratified k-fold cross-validation repeated `repeats` times
+// (KFold(10, 5, seed) is the 10-fold CV x 5 of the project's reports),
+// threshold 0.
+func KFold(k, repeats int, seed uint64) Protocol {
+	return Protocol{Name: fmt.Sprintf("%d-fold CV x%d", k, repeats), Folds: k, Repeats: repeats, Seed: seed}
+}
+
+// PaperSplit returns the paper's protocol: one stratified split, 80% of the
+// bags of each class for training and 20% for testing, threshold 0. (The
+// published MATLAB code took fold 1 of an unstratified crossvalind 5-fold
+// split, so its test set is 20% of the bags but not class-balanced.)
+func PaperSplit(seed uint64) Protocol {
+	return Protocol{Name: "80/20 split", TestFraction: 0.2, Repeats: 1, Seed: seed}
+}
+
+// Split is one train/test partition of the bags, as bag indices in
+// increasing order.
+type Split struct {
+	Repeat, Fold int
+	Train, Test  []int
+}
+
+// Splits returns the partitions of the bags with the given 0/1 labels:
+// Repeats*Folds splits for cross-validation (repeat-major), Repeats for a
+// holdout. Each class is shuffled and dealt round-robin into the folds, so
+// every fold's class counts are within one of each other and fold sizes
+// within one. It returns an error for a label other than 0 or 1, Folds == 1
+// or < 0, Folds above the size of either class (a test fold would miss a
+// class, leaving AUC undefined), Repeats < 1, or a TestFraction that leaves
+// a class without a training or test bag.
+func (p Protocol) Splits(labels []float64) ([]Split, error) {
+	var cls [2][]int
+	for i, y := range labels {
+		if y != 0 && y != 1 {
+			return nil, fmt.Errorf("mil: Splits: label %d is %v, want 0 or 1", i, y)
+		}
+		cls[int(y)] = append(cls[int(y)], i)
+	}
+	if p.Repeats < 1 {
+		return nil, fmt.Errorf("mil: Splits: Repeats = %d, want >= 1", p.Repeats)
+	}
+	minClass := min(len(cls[0]), len(cls[1]))
+	switch {
+	case p.Folds < 0 || p.Folds == 1:
+		return nil, fmt.Errorf("mil: Splits: Folds = %d, want >= 2 (or 0 for a holdout)", p.Folds)
+	case p.Folds > minClass:
+		return nil, fmt.Errorf("mil: Splits: %d folds but a class has only %d bags", p.Folds, minClass)
+	case p.Folds == 0:
+		for c := range cls {
+			nt := int(math.Round(p.TestFraction * float64(len(cls[c]))))
+			if !(p.TestFraction > 0 && p.TestFraction < 1) || nt < 1 || nt >= len(cls[c]) {
+				return nil, fmt.Errorf("mil: Splits: TestFraction %v leaves class %d (%d bags) without a training or test bag", p.TestFraction, c, len(cls[c]))
+			}
+		}
+	}
+	var out []Split
+	fold := make([]int, len(labels)) // fold (or 1 = test, 0 = train) of each bag
+	for rep := range p.Repeats {
+		rng := rand.New(rand.NewPCG(p.Seed, uint64(rep)))
+		pos := 0 // round-robin counter across both classes keeps sizes balanced
+		for c := range cls {
+			idx := append([]int(nil), cls[c]...)
+			rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+			if p.Folds == 0 {
+				nt := int(math.Round(p.TestFraction * float64(len(idx))))
+				for i, b := range idx {
+					fold[b] = 0
+					if i < nt {
+						fold[b] = 1
+					}
+				}
+				continue
+			}
+			for _, b := range idx {
+				fold[b] = pos % p.Folds
+				pos++
+			}
+		}
+		if p.Folds == 0 {
+			s := Split{Repeat: rep}
+			for b, f := range fold {
+				if f == 1 {
+					s.Test = append(s.Test, b)
+				} else {
+					s.Train = append(s.Train, b)
+				}
+			}
+			out = append(out, s)
+			continue
+		}
+		for f := range p.Folds {
+			s := Split{Repeat: rep, Fold: f}
+			for b, fb := range fold {
+				if fb == f {
+					s.Test = append(s.Test, b)
+				} else {
+					s.Train = append(s.Train, b)
+				}
+			}
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// ScoreFunc fits a model on train and returns one score per bag of test
+// (higher means more likely positive), in test's bag order. It must fit
+// everything, preprocessing included, on train only (see Standardized).
+type ScoreFunc func(ctx context.Context, train, test *Dataset) ([]float64, error)
+
+// Standardized wraps score so that the features are standardized by a
+// Scaler fitted on train (FitScaler) and applied to train and test before
+// score sees them.
+func Standardized(score ScoreFunc) ScoreFunc {
+	return func(ctx context.Context, train, test *Dataset) ([]float64, error) {
+		s := FitScaler(train)
+		tr, err := s.Apply(train)
+		if err != nil {
+			return nil, err
+		}
+		te, err := s.Apply(test)
+		if err != nil {
+			return nil, err
+		}
+		return score(ctx, tr, te)
+	}
+}
+
+// FoldResult is the outcome of one split.
+type FoldResult struct {
+	Split
+	Scores  []float64 // the test bags' scores, aligned with Split.Test
+	Labels  []float64 // the test bags' labels, aligned with Split.Test
+	Metrics Metrics
+	Elapsed time.Duration // wall time of the score function
+}
+
+// Report holds the results of a Protocol run: every fold and the mean and
+// sample standard deviation (n-1 denominator; 0 for a single fold) of each
+// metric over the folds.
+type Report struct {
+	Protocol  Protocol
+	Folds     []FoldResult
+	Mean, Std Metrics
+}
+
+// Run evaluates score under p on data: for each split it builds the train
+// and test subsets (sharing data's features), calls score and computes the
+// Metrics of the test scores at p.Threshold. It returns the first error in
+// split order: from Splits, from score (wrapped with the split), scores of
+// the wrong length or with NaN, a metric that is undefined, or ctx's error
+// when it is cancelled (splits not yet started are skipped).
+func (p Protocol) Run(ctx context.Context, data *Dataset, score ScoreFunc) (*Report, error) {
+	splits, err := p.Splits(data.Labels())
+	if err != nil {
+		return nil, err
+	}
+	if math.IsNaN(p.Threshold) {
+		return nil, errors.New("mil: Run: NaN threshold")
+	}
+	res := make([]FoldResult, len(splits))
+	errs := make([]error, len(splits))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	one := func(i int) {
+		if err := ctx.Err(); err != nil {
+			errs[i] = err
+			return
+		}
+		errs[i] = p.runSplit(ctx, data, splits[i], score, &res[i])
+		if errs[i] != nil {
+			cancel() // later splits would be thrown away anyway
+		}
+	}
+	if p.Workers <= 1 {
+		for i := range splits {
+			one(i)
+		}
+	} else {
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for range min(p.Workers, len(splits)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					one(i)
+				}
+			}()
+		}
+		for i := range splits {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+	}
+	// Report the error of the earliest failing split; a cancellation caused
+	// by it shows up only on later splits.
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	r := &Report{Protocol: p, Folds: res}
+	r.Mean, r.Std = meanStd(res)
+	return r, nil
+}
+
+func (p Protocol) runSplit(ctx context.Context, data *Dataset, s Split, score ScoreFunc, out *FoldResult) error {
+	where := fmt.Sprintf("%s, repeat %d, fold %d", p.Name, s.Repeat, s.Fold)
+	train, err := data.Subset(s.Train)
+	if err != nil {
+		return err
+	}
+	test, err := data.Subset(s.Test)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	sc, err := score(ctx, train, test)
+	elapsed := time.Since(t0)
+	if err != nil {
+		return fmt.Errorf("mil: %s: %w", where, err)
+	}
+	if len(sc) != test.NumBags() {
+		return fmt.Errorf("mil: %s: %d scores for %d test bags", where, len(sc), test.NumBags())
+	}
+	m, err := Evaluate(sc, test.Labels(), p.Threshold)
+	if err != nil {
+		return fmt.Errorf("mil: %s: %w", where, err)
+	}
+	*out = FoldResult{Split: s, Scores: sc, Labels: test.Labels(), Metrics: m, Elapsed: elapsed}
+	return nil
+}
+
+// fields lists the Metrics fields for aggregation and printing.
+func (m *Metrics) fields() [7]*float64 {
+	return [7]*float64{&m.Accuracy, &m.Precision, &m.Recall, &m.F1, &m.AUC, &m.AUPR, &m.AUPRTrapz}
+}
+
+var metricNames = [7]string{"ACC", "PR", "RE", "F1", "AUC", "AUPR", "AUPR(trapz)"}
+
+func meanStd(res []FoldResult) (mean, std Metrics) {
+	n := float64(len(res))
+	mf, sf := mean.fields(), std.fields()
+	for k := range mf {
+		for i := range res {
+			*mf[k] += *res[i].Metrics.fields()[k]
+		}
+		*mf[k] /= n
+		if len(res) > 1 {
+			for i := range res {
+				d := *res[i].Metrics.fields()[k] - *mf[k]
+				*sf[k] += d * d
+			}
+			*sf[k] = math.Sqrt(*sf[k] / (n - 1))
+		}
+	}
+	return mean, std
+}
+
+// Pooled returns the test scores and labels of all folds concatenated (each
+// bag once per repeat for cross-validation), the input of pooled curves.
+// Scores from different folds come from different models, so pooled curves
+// mix their calibrations; the per-fold Metrics do not.
+func (r *Report) Pooled() (scores, labels []float64) {
+	for _, f := range r.Folds {
+		scores = append(scores, f.Scores...)
+		labels = append(labels, f.Labels...)
+	}
+	return scores, labels
+}
+
+// PooledROC returns the ROC curve of the pooled test scores (see Pooled).
+func (r *Report) PooledROC() ([]ROCPoint, error) { return ROC(r.Pooled()) }
+
+// PooledPR returns the precision-recall curve of the pooled test scores.
+func (r *Report) PooledPR() ([]PRPoint, error) { return PR(r.Pooled()) }
+
+// String formats the report as a table of mean ± std per metric.
+func (r *Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%d splits, threshold %g)\n", r.Protocol.Name, len(r.Folds), r.Protocol.Threshold)
+	mf, sf := r.Mean.fields(), r.Std.fields()
+	for k, name := range metricNames {
+		fmt.Fprintf(&b, "%-12s %.4f ± %.4f\n", name, *mf[k], *sf[k])
+	}
+	return b.String()
+}
