@@ -1,0 +1,665 @@
+package mil
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/neadmm/neadmm/internal/datadir"
+	"github.com/neadmm/neadmm/neadmm"
+)
+
+// synthSplit returns a synthetic data set's first nTrain bags and the rest.
+func synthSplit(t testing.TB, cfg SynthConfig, nTrain int) (all, train, test *Dataset, truth *SynthTruth) {
+	t.Helper()
+	d, truth, err := Synthetic(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := make([]int, d.NumBags())
+	for i := range idx {
+		idx[i] = i
+	}
+	if train, err = d.Subset(idx[:nTrain]); err != nil {
+		t.Fatal(err)
+	}
+	if test, err = d.Subset(idx[nTrain:]); err != nil {
+		t.Fatal(err)
+	}
+	return d, train, test, truth
+}
+
+// rowScore returns x_i . beta + beta0 by a plain loop over d.Row (row is
+// scratch of NumFeatures), independent of the products under test.
+func rowScore(d *Dataset, row []float64, i int, beta []float64, beta0 float64) float64 {
+	d.Row(row, i)
+	s := beta0
+	for j, x := range row {
+		s += x * beta[j]
+	}
+	return s
+}
+
+// objectiveOf evaluates the mean-scale objective of the raw coefficients
+// (beta, beta0) on d independently of the solver: bag scores by explicit
+// loops over Row, weights as documented for opt.Weighting, the penalty on
+// the coefficients of the standardized features (|beta_j|*Scale_j).
+func objectiveOf(d *Dataset, opt Options, beta []float64, beta0 float64) float64 {
+	sc := FitScaler(d)
+	nb := float64(d.NumBags())
+	pos := float64(d.Positives())
+	row := make([]float64, d.NumFeatures())
+	loss := 0.0
+	for k := range d.NumBags() {
+		a, b := d.BagRange(k)
+		q := math.Inf(-1)
+		for i := a; i < b; i++ {
+			q = max(q, rowScore(d, row, i, beta, beta0))
+		}
+		y := d.Labels()[k]
+		w := 1.0
+		if opt.Weighting == Balanced {
+			w = nb / (2 * pos)
+			if y == 0 {
+				w = nb / (2 * (nb - pos))
+			}
+		}
+		z := (2*y - 1) * q
+		loss += w * math.Log1p(math.Exp(-z))
+	}
+	pen := 0.0
+	for j, b := range beta {
+		pen += math.Abs(b) * sc.Scale[j]
+	}
+	if opt.Loss == SumLoss {
+		return loss + opt.Lambda*pen
+	}
+	return loss/nb + opt.Lambda*pen
+}
+
+// TestFitSyntheticWitnesses fits bags with a planted max rule and checks
+// that the model separates the test bags and that the top-scoring instance
+// of each positive test bag is a planted witness.
+func TestFitSyntheticWitnesses(t *testing.T) {
+	for _, density := range []float64{1, 0.05} {
+		cfg := SynthConfig{Bags: 300, Features: 30, MinInstances: 2, MaxInstances: 12, Density: density, Seed: 1}
+		all, train, test, truth := synthSplit(t, cfg, 200)
+		m, err := Fit(context.Background(), train, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := m.Result()
+		if res.Sparse != all.IsSparse() || res.Beta != BetaGram {
+			t.Errorf("density %v: sparse %v (data %v), beta path %v", density, res.Sparse, all.IsSparse(), res.Beta)
+		}
+		scores, err := m.BagScores(test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		met, err := Evaluate(scores, test.Labels(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The classes are separated by a margin: anything short of a
+		// near-perfect ranking means the solver did not find the rule.
+		if met.AUC < 0.98 || met.Accuracy < 0.9 {
+			t.Errorf("density %v: test AUC %.4f, accuracy %.4f", density, met.AUC, met.Accuracy)
+		}
+		wit, err := m.Witnesses(test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := all.BagPtr()[200] // test instance i is instance off+i of all
+		hit, pos := 0, 0
+		for k, y := range test.Labels() {
+			if y == 1 {
+				pos++
+				if truth.Witness[off+wit[k]] {
+					hit++
+				}
+			}
+		}
+		if hit < pos*95/100 {
+			t.Errorf("density %v: the top instance is a witness in %d of %d positive bags", density, hit, pos)
+		}
+		// The planted rule's relevant features carry the weight.
+		beta, _ := m.Coefficients()
+		var in, out float64
+		for j, b := range beta {
+			if truth.Beta[j] != 0 {
+				in += math.Abs(b)
+				if b*truth.Beta[j] < 0 {
+					t.Errorf("density %v: coefficient %d has the wrong sign: %g vs %g", density, j, b, truth.Beta[j])
+				}
+			} else {
+				out += math.Abs(b)
+			}
+		}
+		if out > 0.25*in {
+			t.Errorf("density %v: |beta| on irrelevant features %.3g vs relevant %.3g", density, out, in)
+		}
+	}
+}
+
+// TestFitConvergence checks the solve itself on synthetic data: the
+// constraints hold at the end (the primal residual is below its
+// tolerance), the reported objective is the objective of the returned
+// model evaluated independently, it is far below that of the best
+// intercept-only model, and the Gram and direct beta-updates (different
+// arithmetic, same mathematics) reach the same objective.
+func TestFitConvergence(t *testing.T) {
+	cfg := SynthConfig{Bags: 120, Features: 12, MinInstances: 1, MaxInstances: 8, Margin: 0.5, Seed: 7}
+	d, _, err := Synthetic(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []float64
+	for _, path := range []BetaSolver{BetaGram, BetaDirect} {
+		opt := DefaultOptions()
+		opt.Beta = path
+		m, err := Fit(context.Background(), d, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := m.Result()
+		if r.Beta != path {
+			t.Errorf("%v: ran %v", path, r.Beta)
+		}
+		if !r.Stalled && r.Reason != neadmm.StopConverged {
+			t.Errorf("%v: stopped by %v after %d iterations", path, r.Reason, r.Iterations)
+		}
+		if !(r.Primal <= r.EpsPrimal) {
+			t.Errorf("%v: primal residual %g above its tolerance %g", path, r.Primal, r.EpsPrimal)
+		}
+		beta, beta0 := m.Coefficients()
+		want := objectiveOf(d, opt, beta, beta0)
+		if math.Abs(r.Objective-want) > 1e-9*want {
+			t.Errorf("%v: reported objective %.12g, independent evaluation %.12g", path, r.Objective, want)
+		}
+		// Intercept-only: the weighted loss is minimized at beta0 = 0 for
+		// balanced weights, where every bag loses log 2.
+		if r.Objective > 0.5*math.Ln2 {
+			t.Errorf("%v: objective %g, intercept-only model %g", path, r.Objective, math.Ln2)
+		}
+		if r.NonZero == 0 || r.InnerIterations < r.Iterations {
+			t.Errorf("%v: %d non-zeros, %d inner iterations for %d outer", path, r.NonZero, r.InnerIterations, r.Iterations)
+		}
+		objs = append(objs, r.Objective)
+	}
+	// The paths differ by rounding only, which the nonconvex iteration may
+	// amplify a little; a broken path would differ by far more.
+	if math.Abs(objs[0]-objs[1]) > 1e-3*objs[0] {
+		t.Errorf("objectives differ: Gram %.8g, direct %.8g", objs[0], objs[1])
+	}
+}
+
+// TestFitRawCoefficients checks that the raw-scale model scores raw data
+// as the scaled solution scores scaled data, and that ScaleNone fits raw
+// features directly.
+func TestFitRawCoefficients(t *testing.T) {
+	cfg := SynthConfig{Bags: 80, Features: 6, MinInstances: 1, MaxInstances: 5, Seed: 3}
+	d, _, err := Synthetic(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Make the columns badly scaled: a model that ignored the scaler's
+	// mean or scale would score differently.
+	x := make([]float64, d.NumInstances()*d.NumFeatures())
+	row := make([]float64, d.NumFeatures())
+	for i := range d.NumInstances() {
+		d.Row(row, i)
+		for j, v := range row {
+			x[i*len(row)+j] = v*math.Pow(10, float64(j-3)) + float64(5*j)
+		}
+	}
+	raw, err := NewDense(x, d.NumFeatures(), append([]int(nil), d.BagPtr()...), append([]float64(nil), d.Labels()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := DefaultOptions()
+	m1, err := Fit(context.Background(), raw, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, err := Fit(context.Background(), d, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// d and raw differ by an affine map per column, which standardization
+	// removes: both fits solve the same problem (up to rounding in the
+	// scaling), so they score their own data alike.
+	s1, _ := m1.BagScores(raw)
+	s2, _ := m2.BagScores(d)
+	for k := range s1 {
+		if math.Abs(s1[k]-s2[k]) > 1e-6*(1+math.Abs(s2[k])) {
+			t.Fatalf("bag %d: score on raw data %.10g, on standardized-equivalent data %.10g", k, s1[k], s2[k])
+		}
+	}
+	opt.Scaling = ScaleNone
+	m3, err := Fit(context.Background(), raw, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m3.Result().Objective == m1.Result().Objective {
+		t.Error("ScaleNone gave the same objective as standardized features")
+	}
+}
+
+// realSplit loads a real data set and returns the training and test bags of
+// the paper's 80/20 split.
+func realSplit(t testing.TB, name string) (train, test *Dataset) {
+	t.Helper()
+	d, err := LoadFile(datadir.File(t, name), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := PaperSplit(1).Splits(d.Labels())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if train, err = d.Subset(sp[0].Train); err != nil {
+		t.Fatal(err)
+	}
+	if test, err = d.Subset(sp[0].Test); err != nil {
+		t.Fatal(err)
+	}
+	return train, test
+}
+
+// TestFitRealData is the floor CI holds the learner to on the paper's
+// 80/20 split with the default options. Measured here: vaccine AUC 0.906
+// (amd64; 0.910 on arm64 under qemu), fox 0.663 (0.690); the
+// bag-size-only baseline scores 0.76 and 0.48, a constant score 0.5. The residual and objective checks catch a solver
+// that stops early yet ranks well by luck.
+func TestFitRealData(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		minAUC float64
+		sparse bool
+	}{
+		{"vaccine.svm", 0.88, true},
+		{"fox.csv", 0.60, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.sparse && testing.Short() {
+				t.Skip("vaccine fit skipped in -short mode")
+			}
+			train, test := realSplit(t, tc.name)
+			opt := DefaultOptions()
+			m, err := Fit(context.Background(), train, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := m.Result()
+			if r.Sparse != tc.sparse || r.Beta != BetaGram {
+				t.Errorf("sparse %v, beta path %v", r.Sparse, r.Beta)
+			}
+			if !r.Stalled && r.Reason != neadmm.StopConverged {
+				t.Errorf("stopped by %v after %d iterations", r.Reason, r.Iterations)
+			}
+			if !(r.Primal <= r.EpsPrimal) {
+				t.Errorf("primal residual %g above tolerance %g", r.Primal, r.EpsPrimal)
+			}
+			// Balanced weights: the best constant model loses log 2 per bag.
+			if !(r.Objective < 0.8*math.Ln2) {
+				t.Errorf("objective %g, intercept-only %g", r.Objective, math.Ln2)
+			}
+			scores, err := m.BagScores(test)
+			if err != nil {
+				t.Fatal(err)
+			}
+			met, err := Evaluate(scores, test.Labels(), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %d iterations (%s), r %.3g, objective %.5f, AUC %.4f, ACC %.4f, AUPR(trapz) %.4f, %d non-zeros, %v",
+				tc.name, r.Iterations, r.Stop(), r.Primal, r.Objective, met.AUC, met.Accuracy, met.AUPRTrapz, r.NonZero, r.Time.Total)
+			if met.AUC < tc.minAUC {
+				t.Errorf("test AUC %.4f below the floor %.2f", met.AUC, tc.minAUC)
+			}
+		})
+	}
+}
+
+func TestFitErrors(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 10, Features: 3, MinInstances: 1, MaxInstances: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := Fit(ctx, nil, DefaultOptions()); err == nil {
+		t.Error("nil dataset: no error")
+	}
+	one, _ := NewDense([]float64{1, 2, 3}, 1, []int{0, 1, 3}, []float64{1, 1})
+	if _, err := Fit(ctx, one, DefaultOptions()); !errors.Is(err, ErrOneClass) {
+		t.Errorf("one class: %v", err)
+	}
+	bad := []struct {
+		name string
+		mod  func(*Options)
+	}{
+		{"zero options", func(o *Options) { *o = Options{} }},
+		{"negative lambda", func(o *Options) { o.Lambda = -1 }},
+		{"NaN lambda", func(o *Options) { o.Lambda = math.NaN() }},
+		{"zero rho", func(o *Options) { o.Rho = 0 }},
+		{"Inf rho", func(o *Options) { o.Rho = math.Inf(1) }},
+		{"zero MaxIter", func(o *Options) { o.MaxIter = 0 }},
+		{"negative EpsAbs", func(o *Options) { o.EpsAbs = -1 }},
+		{"NaN ObjTol", func(o *Options) { o.ObjTol = math.NaN() }},
+		{"negative InnerMaxIter", func(o *Options) { o.InnerMaxIter = -1 }},
+		{"negative InnerTol", func(o *Options) { o.InnerTol = -1 }},
+		{"RhoGrowth below 1", func(o *Options) { o.RhoGrowth = 0.5 }},
+		{"RhoMax below Rho", func(o *Options) { o.RhoMax = o.Rho / 2 }},
+		{"unknown policy", func(o *Options) { o.RhoPolicy = 99 }},
+		{"unknown loss", func(o *Options) { o.Loss = 9 }},
+		{"unknown weighting", func(o *Options) { o.Weighting = -1 }},
+		{"unknown scaling", func(o *Options) { o.Scaling = 5 }},
+		{"unknown beta path", func(o *Options) { o.Beta = 7 }},
+	}
+	for _, b := range bad {
+		opt := DefaultOptions()
+		b.mod(&opt)
+		m, err := Fit(ctx, d, opt)
+		if err == nil || m != nil || !strings.HasPrefix(err.Error(), "mil: ") {
+			t.Errorf("%s: model %v, error %v", b.name, m, err)
+		}
+	}
+}
+
+func TestFitCancelAndCallback(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 40, Features: 5, MinInstances: 1, MaxInstances: 4, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if m, err := Fit(ctx, d, DefaultOptions()); m != nil || !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: model %v, error %v", m, err)
+	}
+
+	// Cancel from the callback: the engine checks ctx before iteration 6.
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	opt := DefaultOptions()
+	opt.Callback = func(it neadmm.Iteration) bool {
+		if it.K == 5 {
+			cancel()
+		}
+		return false
+	}
+	if _, err := Fit(ctx, d, opt); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled during the fit: %v", err)
+	}
+
+	var seen []neadmm.Iteration
+	opt.Callback = func(it neadmm.Iteration) bool {
+		seen = append(seen, it)
+		return it.K == 3
+	}
+	m, err := Fit(context.Background(), d, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Result()
+	if r.Reason != neadmm.StopCallback || r.Stalled || r.Iterations != 3 || len(seen) != 3 {
+		t.Fatalf("callback stop: %v, stalled %v, %d iterations, %d callbacks", r.Reason, r.Stalled, r.Iterations, len(seen))
+	}
+	for _, it := range seen {
+		// MeanLoss: the objective the callback sees is per bag, so it is at
+		// most the loss of the worst bag plus the penalty; finite and > 0.
+		if !(it.Objective > 0 && it.Objective < 10) || !(it.Primal >= 0) || it.Rho < opt.Rho {
+			t.Errorf("callback saw %+v", it)
+		}
+	}
+	if m.Options().Callback != nil {
+		t.Error("the model keeps the callback")
+	}
+}
+
+// TestPaperOptions runs the paper's settings: a fixed rho for exactly 100
+// iterations, the summed loss.
+func TestPaperOptions(t *testing.T) {
+	_, train, test, _ := synthSplit(t, SynthConfig{Bags: 150, Features: 10, MinInstances: 2, MaxInstances: 6, Seed: 4}, 100)
+	opt := PaperOptions()
+	m, err := Fit(context.Background(), train, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Result()
+	if r.Iterations != 100 || r.Reason != neadmm.StopMaxIter || r.Rho != opt.Rho {
+		t.Errorf("paper options: %d iterations, %v, rho %g", r.Iterations, r.Reason, r.Rho)
+	}
+	beta, beta0 := m.Coefficients()
+	if want := objectiveOf(train, opt, beta, beta0); math.Abs(r.Objective-want) > 1e-9*want {
+		t.Errorf("SumLoss objective %g, independent %g", r.Objective, want)
+	}
+	scores, _ := m.BagScores(test)
+	if met, _ := Evaluate(scores, test.Labels(), 0); met.AUC < 0.9 {
+		t.Errorf("paper options: test AUC %.3f", met.AUC)
+	}
+}
+
+func TestPredictAPI(t *testing.T) {
+	_, train, test, _ := synthSplit(t, SynthConfig{Bags: 60, Features: 4, MinInstances: 1, MaxInstances: 5, Seed: 5}, 40)
+	m, err := Fit(context.Background(), train, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := m.InstanceScores(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scores, _ := m.BagScores(test)
+	probs, _ := m.BagProbabilities(test)
+	labels, _ := m.Predict(test)
+	wit, _ := m.Witnesses(test)
+	beta, beta0 := m.Coefficients()
+	row := make([]float64, test.NumFeatures())
+	for k := range test.NumBags() {
+		a, b := test.BagRange(k)
+		q := math.Inf(-1)
+		for i := a; i < b; i++ {
+			s := rowScore(test, row, i, beta, beta0)
+			if math.Abs(s-inst[i]) > 1e-12*(1+math.Abs(s)) {
+				t.Fatalf("instance %d: score %g, want %g", i, inst[i], s)
+			}
+			q = max(q, inst[i])
+		}
+		if scores[k] != q || inst[wit[k]] != q || wit[k] < a || wit[k] >= b {
+			t.Fatalf("bag %d: score %g, witness %d (score %g), max %g", k, scores[k], wit[k], inst[wit[k]], q)
+		}
+		if p := 1 / (1 + math.Exp(-q)); math.Abs(probs[k]-p) > 1e-15 {
+			t.Fatalf("bag %d: probability %g, want %g", k, probs[k], p)
+		}
+		if want := float64(map[bool]int{true: 1, false: 0}[q >= 0]); labels[k] != want {
+			t.Fatalf("bag %d: label %v for score %g", k, labels[k], q)
+		}
+	}
+	// The coefficients are a copy.
+	beta[0] = 1e6
+	if b2, _ := m.Coefficients(); b2[0] == 1e6 || m.NumFeatures() != 4 {
+		t.Error("Coefficients exposes the model")
+	}
+}
+
+func TestPredictErrors(t *testing.T) {
+	_, train, _, _ := synthSplit(t, SynthConfig{Bags: 30, Features: 4, MinInstances: 1, MaxInstances: 3, Seed: 6}, 20)
+	m, err := Fit(context.Background(), train, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _, _ := Synthetic(SynthConfig{Bags: 5, Features: 3, MinInstances: 1, MaxInstances: 2})
+	nb, ni := train.NumBags(), train.NumInstances()
+	for name, err := range map[string]error{
+		"nil":          m.InstanceScoresTo(make([]float64, ni), nil),
+		"features":     m.InstanceScoresTo(make([]float64, other.NumInstances()), other),
+		"features2":    first(m.BagScores(other)),
+		"dst inst":     m.InstanceScoresTo(make([]float64, ni+1), train),
+		"dst bags":     m.BagScoresTo(make([]float64, nb-1), make([]float64, ni), train),
+		"inst":         m.BagScoresTo(make([]float64, nb), make([]float64, ni-1), train),
+		"prob dst":     m.BagProbabilitiesTo(make([]float64, 0), make([]float64, ni), train),
+		"predict inst": m.PredictTo(make([]float64, nb), nil, train),
+		"witness dst":  m.WitnessesTo(make([]int, nb+1), make([]float64, ni), train),
+		"witness nil":  first(m.Witnesses(nil)),
+	} {
+		if err == nil || !strings.HasPrefix(err.Error(), "mil: Model.") {
+			t.Errorf("%s: error %v", name, err)
+		}
+	}
+}
+
+func first[T any](_ T, err error) error { return err }
+
+func TestPredictNoAlloc(t *testing.T) {
+	for _, density := range []float64{1, 0.05} {
+		_, train, test, _ := synthSplit(t, SynthConfig{Bags: 60, Features: 40, MinInstances: 1, MaxInstances: 6, Density: density, Seed: 8}, 40)
+		m, err := Fit(context.Background(), train, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := make([]float64, test.NumBags())
+		wit := make([]int, test.NumBags())
+		inst := make([]float64, test.NumInstances())
+		allocs := testing.AllocsPerRun(20, func() {
+			_ = m.InstanceScoresTo(inst, test)
+			_ = m.BagScoresTo(dst, inst, test)
+			_ = m.BagProbabilitiesTo(dst, inst, test)
+			_ = m.PredictTo(dst, inst, test)
+			_ = m.WitnessesTo(wit, inst, test)
+		})
+		if allocs != 0 {
+			t.Errorf("density %v: %v allocations per prediction round", density, allocs)
+		}
+	}
+}
+
+// TestConcurrentPredict shares one model among goroutines (run with -race).
+func TestConcurrentPredict(t *testing.T) {
+	_, train, test, _ := synthSplit(t, SynthConfig{Bags: 60, Features: 5, MinInstances: 1, MaxInstances: 6, Seed: 9}, 40)
+	m, err := Fit(context.Background(), train, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := m.BagScores(test)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dst := make([]float64, test.NumBags())
+			inst := make([]float64, test.NumInstances())
+			for range 50 {
+				if err := m.BagScoresTo(dst, inst, test); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			for k := range dst {
+				if dst[k] != want[k] {
+					t.Errorf("bag %d: %g, want %g", k, dst[k], want[k])
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestSynthetic(t *testing.T) {
+	cfg := SynthConfig{Bags: 50, Features: 8, MinInstances: 3, MaxInstances: 7, Witnesses: 2, Margin: 2, Seed: 11}
+	d, truth, err := Synthetic(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.NumBags() != 50 || d.NumFeatures() != 8 || d.IsSparse() {
+		t.Fatalf("%d bags, %d features, sparse %v", d.NumBags(), d.NumFeatures(), d.IsSparse())
+	}
+	nz, norm := 0, 0.0
+	for _, b := range truth.Beta {
+		if b != 0 {
+			nz++
+		}
+		norm += b * b
+	}
+	if nz != 5 || math.Abs(norm-1) > 1e-12 || truth.Beta0 != 0 {
+		t.Errorf("planted rule: %d non-zeros, norm^2 %g, bias %g", nz, norm, truth.Beta0)
+	}
+	// The max rule holds with the margin, and every positive bag has
+	// exactly Witnesses witnesses.
+	row := make([]float64, 8)
+	for k, y := range d.Labels() {
+		a, b := d.BagRange(k)
+		if b-a < 3 || b-a > 7 {
+			t.Errorf("bag %d has %d instances", k, b-a)
+		}
+		nw := 0
+		for i := a; i < b; i++ {
+			s := rowScore(d, row, i, truth.Beta, 0)
+			if truth.Witness[i] {
+				nw++
+				if s < 1-1e-12 {
+					t.Errorf("witness %d scores %g", i, s)
+				}
+			} else if s > -1+1e-12 {
+				t.Errorf("non-witness %d scores %g", i, s)
+			}
+		}
+		if (y == 1 && nw != 2) || (y == 0 && nw != 0) {
+			t.Errorf("bag %d (label %v) has %d witnesses", k, y, nw)
+		}
+	}
+	d2, _, _ := Synthetic(cfg)
+	s1, s2 := make([]float64, d.NumInstances()), make([]float64, d.NumInstances())
+	d.MulVec(s1, truth.Beta, 0)
+	d2.MulVec(s2, truth.Beta, 0)
+	for i := range s1 {
+		if s1[i] != s2[i] {
+			t.Fatal("Synthetic is not deterministic")
+		}
+	}
+	if sp, _, err := Synthetic(SynthConfig{Bags: 20, Features: 100, MinInstances: 1, MaxInstances: 2, Density: 0.02}); err != nil || !sp.IsSparse() {
+		t.Errorf("sparse config: %v", err)
+	}
+	for _, bad := range []SynthConfig{
+		{Bags: 1, Features: 2, MinInstances: 1, MaxInstances: 1},
+		{Bags: 5, Features: 0, MinInstances: 1, MaxInstances: 1},
+		{Bags: 5, Features: 2, MinInstances: 0, MaxInstances: 1},
+		{Bags: 5, Features: 2, MinInstances: 3, MaxInstances: 2},
+		{Bags: 5, Features: 2, MinInstances: 1, MaxInstances: 2, Relevant: 3},
+		{Bags: 5, Features: 2, MinInstances: 1, MaxInstances: 2, Witnesses: 2},
+		{Bags: 5, Features: 2, MinInstances: 1, MaxInstances: 2, PositiveFraction: 1},
+		{Bags: 5, Features: 2, MinInstances: 1, MaxInstances: 2, Margin: -1},
+		{Bags: 5, Features: 2, MinInstances: 1, MaxInstances: 2, Density: 2},
+	} {
+		if _, _, err := Synthetic(bad); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
+// TestFitIterationsDoNotAllocate checks that the outer iterations allocate
+// nothing: a fit's allocations (setup, buffers, the model) do not depend on
+// the number of iterations.
+func TestFitIterationsDoNotAllocate(t *testing.T) {
+	for _, density := range []float64{1, 0.05} {
+		d, _, err := Synthetic(SynthConfig{Bags: 40, Features: 30, MinInstances: 1, MaxInstances: 6, Density: density, Seed: 12})
+		if err != nil {
+			t.Fatal(err)
+		}
+		allocs := func(iters int) float64 {
+			opt := DefaultOptions()
+			opt.MaxIter, opt.ObjTol, opt.EpsAbs = iters, 0, 0
+			return testing.AllocsPerRun(3, func() {
+				if _, err := Fit(context.Background(), d, opt); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+		if a5, a50 := allocs(5), allocs(50); a5 != a50 {
+			t.Errorf("density %v: %v allocations for 5 iterations, %v for 50", density, a5, a50)
+		}
+	}
+}

@@ -1,0 +1,200 @@
+package onebit
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/neadmm/neadmm/vec"
+)
+
+// BIHTOptions configures BIHT.
+type BIHTOptions struct {
+	// K is the number of non-zeros kept by the hard threshold: the
+	// sparsity of the signal, which BIHT must be told. 1 <= K <= N.
+	K int
+	// MaxIter caps the iterations; > 0.
+	MaxIter int
+}
+
+// DefaultBIHTMaxIter is a cap that BIHT rarely reaches: on the recovery
+// protocol (N = 1000, K = 10, M/N from 0.25 to 2) it stops on consistency
+// after a median of 18 to 62 iterations.
+const DefaultBIHTMaxIter = 1000
+
+// BIHTResult reports a BIHT run.
+type BIHTResult struct {
+	Iterations int
+	// Hamming is the fraction of measurements inconsistent with the
+	// estimate; 0 means BIHT stopped on consistency.
+	Hamming float64
+	// Fixed reports that BIHT stopped at a fixed point that is not
+	// consistent (an iteration left x unchanged).
+	Fixed bool
+	// Products counts the products with Phi or Phi^T.
+	Products int
+}
+
+// BIHT is binary iterative hard thresholding (Jacques, Laska, Boufounos and
+// Baraniuk 2013, "Robust 1-bit compressive sensing via binary stable
+// embeddings of sparse vectors"): from x = 0,
+//
+//	x <- H_K(x + (tau/2) Phi^T (y - sign(Phi x)))
+//
+// where H_K keeps the K largest magnitudes (ties: the lower index), until
+// sign(Phi x) = y, an iteration leaves x unchanged, or MaxIter iterations.
+// The estimate x/||x|| is written into x (len(x) must be N).
+//
+// The step is tau = 1/M. From x = 0 any tau > 0 gives the same normalized
+// iterates: sign(Phi x) ignores the scale of x and H_K commutes with
+// scaling, so the iterates for tau are tau times those for tau = 1. The
+// first step treats sign(Phi 0) as 0 (as MATLAB's sign does), so it is
+// H_K((tau/2) Phi^T y); afterwards sign(0) = +1 as everywhere in this
+// package.
+//
+// BIHT allocates 2(M + N) floats per call and nothing per iteration. It
+// returns an error wrapping ErrBadInput for bad options or len(x) != N, and
+// ctx's error (checked every iteration) with the current estimate in x.
+func BIHT(ctx context.Context, p *Problem, x []float64, opt BIHTOptions) (BIHTResult, error) {
+	switch {
+	case opt.K < 1 || opt.K > p.n:
+		return BIHTResult{}, fmt.Errorf("%w: BIHT K = %d, want 1 <= K <= N = %d", ErrBadInput, opt.K, p.n)
+	case opt.MaxIter <= 0:
+		return BIHTResult{}, fmt.Errorf("%w: BIHT MaxIter = %d, want > 0", ErrBadInput, opt.MaxIter)
+	case len(x) != p.n:
+		return BIHTResult{}, fmt.Errorf("%w: len(x) = %d, want N = %d", ErrBadInput, len(x), p.n)
+	}
+	var ws bihtWork
+	return ws.run(ctx, p, x, opt.K, nil, opt.MaxIter)
+}
+
+// bihtWork is BIHT's workspace.
+type bihtWork struct {
+	ax, r, g, old []float64
+}
+
+// run is BIHT from x = 0. With keep == nil it keeps the k largest
+// magnitudes per iteration; otherwise it keeps the coordinates j with
+// keep[j] != 0 (k is ignored), which makes it a perceptron-like
+// consistency fit on a given support.
+func (ws *bihtWork) run(ctx context.Context, p *Problem, x []float64, k int, keep []float64, maxIter int) (BIHTResult, error) {
+	var res BIHTResult
+	m, n := p.m, p.n
+	ws.ax, ws.r = grow(ws.ax, m), grow(ws.r, m)
+	ws.g, ws.old = grow(ws.g, n), grow(ws.old, n)
+	ax, r, g, old := ws.ax, ws.r, ws.g, ws.old
+	half := 0.5 / float64(m) // tau/2
+	copy(r, p.y)             // first step: y - sign(Phi 0) with sign(0) = 0
+	clear(x)
+	var err error
+	for it := 1; it <= maxIter; it++ {
+		if cerr := ctx.Err(); cerr != nil {
+			err = fmt.Errorf("onebit: BIHT cancelled before iteration %d: %w", it, cerr)
+			break
+		}
+		vec.MulTransVec(g, p.phi, m, n, r)
+		copy(old, x)
+		vec.Axpy(half, g, x)
+		if keep == nil {
+			hardThreshold(x, k, g) // g is free now
+		} else {
+			for j, kj := range keep {
+				if kj == 0 {
+					x[j] = 0
+				}
+			}
+		}
+		res.Iterations, res.Products = it, res.Products+2
+		vec.MulVec(ax, p.phi, m, n, x)
+		bad := 0
+		for i, a := range ax {
+			r[i] = p.y[i] - sign(a)
+			if r[i] != 0 {
+				bad++
+			}
+		}
+		res.Hamming = float64(bad) / float64(m)
+		if bad == 0 {
+			break
+		}
+		if slices.Equal(old, x) {
+			res.Fixed = true
+			break
+		}
+	}
+	if nx := vec.Nrm2(x); nx > 0 {
+		vec.Scal(1/nx, x)
+	}
+	return res, err
+}
+
+// hardThreshold keeps the k largest |x_j| (ties broken towards the lower
+// index) and zeroes the rest; buf (len(x)) is scratch.
+func hardThreshold(x []float64, k int, buf []float64) {
+	if k >= len(x) {
+		return
+	}
+	for j, v := range x {
+		buf[j] = -math.Abs(v) // ascending sort of -|x| = descending |x|
+	}
+	slices.Sort(buf)
+	t := -buf[k-1] // the k-th largest magnitude
+	above := 0     // entries strictly above t are all kept
+	for _, v := range x {
+		if math.Abs(v) > t {
+			above++
+		}
+	}
+	ties := k - above
+	for j, v := range x {
+		switch a := math.Abs(v); {
+		case a > t:
+		case a == t && ties > 0:
+			ties--
+		default:
+			x[j] = 0
+		}
+	}
+}
+
+// Passive sets x to the passive estimate of Zhang, Yi and Jin (2014,
+// "Efficient algorithms for robust one-bit compressive sensing"),
+//
+//	x = soft(Phi^T y / M, t) / ||soft(Phi^T y / M, t)||,
+//
+// the closed-form minimizer of the (negated) average correlation
+// -<y, Phi x>/M + t ||x||_1 on the unit ball. When t >= max_j |(Phi^T y)_j|/M
+// the soft threshold is zero and Passive returns the limit of the estimate
+// as t approaches that value from below: the signed unit vector of the
+// largest |(Phi^T y)_j| (lowest index on ties; e_1 if Phi^T y = 0).
+//
+// It costs one product with Phi^T and allocates nothing. It panics if
+// len(x) != N, and returns an error wrapping ErrBadInput if t is negative
+// or not finite.
+func Passive(p *Problem, x []float64, t float64) error {
+	p.checkLen("Passive", x)
+	if !(t >= 0 && t <= math.MaxFloat64) {
+		return fmt.Errorf("%w: Passive threshold %g, want finite and >= 0", ErrBadInput, t)
+	}
+	vec.MulTransVec(x, p.phi, p.m, p.n, p.y)
+	vec.Scal(1/float64(p.m), x)
+	best, bj := 0.0, 0
+	for j, v := range x {
+		if a := math.Abs(v); a > best {
+			best, bj = a, j
+		}
+	}
+	if t >= best {
+		s := 1.0
+		if x[bj] < 0 {
+			s = -1
+		}
+		clear(x)
+		x[bj] = s
+		return nil
+	}
+	vec.SoftThreshold(x, x, t)
+	vec.Scal(1/vec.Nrm2(x), x)
+	return nil
+}

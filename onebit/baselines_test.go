@@ -1,0 +1,111 @@
+package onebit_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/neadmm/neadmm/onebit"
+	"github.com/neadmm/neadmm/vec"
+)
+
+func TestBIHT(t *testing.T) {
+	ctx := context.Background()
+	for seed := uint64(0); seed < 5; seed++ {
+		// Many measurements for a 3-sparse signal: BIHT reaches a
+		// consistent estimate on the true support, within a small angle.
+		in := mustGenerate(t, 600, 100, 3, seed)
+		p := mustProblem(t, in)
+		x := make([]float64, 100)
+		res, err := onebit.BIHT(ctx, p, x, onebit.BIHTOptions{K: 3, MaxIter: onebit.DefaultBIHTMaxIter})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Hamming != 0 || res.Fixed || res.Products != 2*res.Iterations || p.Hamming(x) != 0 {
+			t.Errorf("seed %d: %+v, Hamming %g", seed, res, p.Hamming(x))
+		}
+		if nz := nonzeros(x); nz != 3 || math.Abs(vec.Nrm2(x)-1) > 1e-14 {
+			t.Errorf("seed %d: %d non-zeros, norm %v", seed, nz, vec.Nrm2(x))
+		}
+		for _, j := range in.Support {
+			if x[j] == 0 && math.Abs(in.X[j]) > 0.1 {
+				t.Errorf("seed %d: support %v missed %d (x_j = %g)", seed, in.Support, j, in.X[j])
+			}
+		}
+		// A consistent 3-sparse estimate on the right support from 600
+		// measurements of a 3-dimensional direction: the consistent cell
+		// has an angular width of order K/M = 0.005.
+		if e := onebit.AngularError(in.X, x); e > 0.02 {
+			t.Errorf("seed %d: angular error %g", seed, e)
+		}
+	}
+}
+
+func TestBIHTStops(t *testing.T) {
+	p := mustProblem(t, mustGenerate(t, 200, 50, 5, 1))
+	x := make([]float64, 50)
+	ctx := context.Background()
+	// K = 1 cannot be consistent with a 5-sparse signal's 200 signs.
+	res, err := onebit.BIHT(ctx, p, x, onebit.BIHTOptions{K: 1, MaxIter: 7})
+	if err != nil || res.Hamming == 0 || (res.Iterations != 7 && !res.Fixed) {
+		t.Errorf("K = 1: %v %+v", err, res)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := onebit.BIHT(cctx, p, x, onebit.BIHTOptions{K: 5, MaxIter: 10}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	for _, o := range []onebit.BIHTOptions{{K: 0, MaxIter: 1}, {K: 51, MaxIter: 1}, {K: 3, MaxIter: 0}} {
+		if _, err := onebit.BIHT(ctx, p, x, o); !errors.Is(err, onebit.ErrBadInput) {
+			t.Errorf("%+v: %v", o, err)
+		}
+	}
+	if _, err := onebit.BIHT(ctx, p, x[:3], onebit.BIHTOptions{K: 1, MaxIter: 1}); !errors.Is(err, onebit.ErrBadInput) {
+		t.Errorf("short x: %v", err)
+	}
+}
+
+func TestPassive(t *testing.T) {
+	in := mustGenerate(t, 100, 30, 3, 4)
+	p := mustProblem(t, in)
+	a := make([]float64, 30)
+	vec.MulTransVec(a, in.Phi, 100, 30, in.Y)
+	vec.Scal(1.0/100, a) // Phi^T y / M
+	x := make([]float64, 30)
+	for _, th := range []float64{0, 0.05, 0.1} {
+		if err := onebit.Passive(p, x, th); err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float64, 30)
+		for j, v := range a {
+			want[j] = math.Copysign(max(math.Abs(v)-th, 0), v)
+		}
+		vec.Scal(1/vec.Nrm2(want), want)
+		for j := range x {
+			if math.Abs(x[j]-want[j]) > 1e-14 {
+				t.Fatalf("t = %g: x[%d] = %v, want %v", th, j, x[j], want[j])
+			}
+		}
+	}
+	// At and above max|a| the limit: the signed unit vector of the largest.
+	jmax := 0
+	for j, v := range a {
+		if math.Abs(v) > math.Abs(a[jmax]) {
+			jmax = j
+		}
+	}
+	for _, th := range []float64{math.Abs(a[jmax]), 10} {
+		if err := onebit.Passive(p, x, th); err != nil {
+			t.Fatal(err)
+		}
+		if x[jmax] != math.Copysign(1, a[jmax]) || nonzeros(x) != 1 {
+			t.Errorf("t = %g: %v, want ±e_%d", th, x, jmax)
+		}
+	}
+	for _, th := range []float64{-1, math.NaN(), math.Inf(1)} {
+		if err := onebit.Passive(p, x, th); !errors.Is(err, onebit.ErrBadInput) {
+			t.Errorf("t = %g: %v", th, err)
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package onebit
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/neadmm/neadmm/vec"
+)
+
+// GenOptions describes a random instance of the standard protocol.
+type GenOptions struct {
+	// M measurements, signal length N, K non-zeros: 1 <= K <= N, M >= 1.
+	M, N, K int
+	// Flip is the probability that a measurement's sign is flipped
+	// (noise); in [0, 1].
+	Flip float64
+	// Seed makes the instance reproducible: equal options give equal
+	// instances on every platform.
+	Seed uint64
+}
+
+// Instance is a generated problem with its ground truth.
+type Instance struct {
+	M, N, K int
+	// Phi is the M x N row-major matrix with i.i.d. N(0, 1) entries.
+	Phi []float64
+	// X is the unit-norm K-sparse signal.
+	X []float64
+	// Support lists the indices of X's non-zeros, in the order drawn.
+	Support []int
+	// Y holds the measurements sign(Phi X) (sign(0) = +1), some flipped.
+	Y []float64
+	// Flipped counts the flipped measurements.
+	Flipped int
+}
+
+// Generate draws an instance with math/rand/v2's PCG seeded by
+// (opt.Seed, a fixed stream constant), in this order: Phi row by row, the
+// support (a partial Fisher-Yates shuffle of 0..N-1, i.e. K indices without
+// replacement), the K values N(0, 1), and one uniform per measurement for
+// the flips when Flip > 0. X is normalized; a draw whose non-zeros are all
+// zero (probability 0) is redrawn. y_i = sign((Phi X)_i) with sign(0) = +1,
+// then negated where the uniform is below Flip.
+//
+// It returns an error wrapping ErrBadInput for out-of-range options
+// (including M*N overflowing an int).
+func Generate(opt GenOptions) (*Instance, error) {
+	m, n, k := opt.M, opt.N, opt.K
+	switch {
+	case m < 1 || n < 1 || k < 1 || k > n:
+		return nil, fmt.Errorf("%w: Generate M, N, K = %d, %d, %d, want M, N >= 1 and 1 <= K <= N", ErrBadInput, m, n, k)
+	case m > math.MaxInt/n:
+		return nil, fmt.Errorf("%w: Generate M*N = %d*%d overflows", ErrBadInput, m, n)
+	case !(opt.Flip >= 0 && opt.Flip <= 1):
+		return nil, fmt.Errorf("%w: Generate Flip = %g, want in [0, 1]", ErrBadInput, opt.Flip)
+	}
+	r := rand.New(rand.NewPCG(opt.Seed, 0x31626974)) // "1bit"
+	in := &Instance{M: m, N: n, K: k, Phi: make([]float64, m*n), X: make([]float64, n), Y: make([]float64, m)}
+	for i := range in.Phi {
+		in.Phi[i] = r.NormFloat64()
+	}
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	for i := 0; i < k; i++ {
+		j := i + r.IntN(n-i)
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+	in.Support = perm[:k:k]
+	for {
+		for _, j := range in.Support {
+			in.X[j] = r.NormFloat64()
+		}
+		if nx := vec.Nrm2(in.X); nx > 0 {
+			vec.Scal(1/nx, in.X)
+			break
+		}
+	}
+	vec.MulVec(in.Y, in.Phi, m, n, in.X)
+	for i, v := range in.Y {
+		in.Y[i] = sign(v)
+	}
+	if opt.Flip > 0 {
+		for i := range in.Y {
+			if r.Float64() < opt.Flip {
+				in.Y[i] = -in.Y[i]
+				in.Flipped++
+			}
+		}
+	}
+	return in, nil
+}
+
+// Problem returns the instance's Problem (sharing Phi; see NewProblem).
+func (in *Instance) Problem() (*Problem, error) {
+	return NewProblem(in.Phi, in.M, in.N, in.Y)
+}

@@ -1,0 +1,126 @@
+package onebit_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/neadmm/neadmm/onebit"
+	"github.com/neadmm/neadmm/vec"
+)
+
+func TestGenerate(t *testing.T) {
+	o := onebit.GenOptions{M: 300, N: 400, K: 12, Seed: 11}
+	a, err := onebit.Generate(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := onebit.Generate(o)
+	if !equal(a.Phi, b.Phi) || !equal(a.X, b.X) || !equal(a.Y, b.Y) {
+		t.Error("same options, different instances")
+	}
+	o.Seed++
+	if c, _ := onebit.Generate(o); equal(a.Phi, c.Phi) {
+		t.Error("the seed is ignored")
+	}
+	if math.Abs(vec.Nrm2(a.X)-1) > 1e-15 || nonzeros(a.X) != 12 || len(a.Support) != 12 {
+		t.Errorf("X: norm %v, %d non-zeros, support %v", vec.Nrm2(a.X), nonzeros(a.X), a.Support)
+	}
+	seen := map[int]bool{}
+	for _, j := range a.Support {
+		if seen[j] || a.X[j] == 0 || j < 0 || j >= 400 {
+			t.Errorf("support %v: bad or repeated index %d", a.Support, j)
+		}
+		seen[j] = true
+	}
+	// y = sign(Phi x) exactly: the truth is consistent with every sign.
+	if h := mustProblem(t, a).Hamming(a.X); h != 0 || a.Flipped != 0 {
+		t.Errorf("truth Hamming %g, flipped %d", h, a.Flipped)
+	}
+	// N(0, 1) entries: with 120000 samples the mean is within 5 standard
+	// errors (5/sqrt(n) = 0.014) of 0 and the variance within 5*sqrt(2/n)
+	// = 0.02 of 1.
+	mean, sq := 0.0, 0.0
+	for _, v := range a.Phi {
+		mean += v
+		sq += v * v
+	}
+	n := float64(len(a.Phi))
+	mean /= n
+	if v := sq/n - mean*mean; math.Abs(mean) > 0.015 || math.Abs(v-1) > 0.021 {
+		t.Errorf("Phi mean %g variance %g", mean, v)
+	}
+}
+
+func TestGenerateFlips(t *testing.T) {
+	all, err := onebit.Generate(onebit.GenOptions{M: 50, N: 10, K: 2, Flip: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := mustProblem(t, all).Hamming(all.X); h != 1 || all.Flipped != 50 {
+		t.Errorf("Flip = 1: Hamming %g, flipped %d", h, all.Flipped)
+	}
+	in, err := onebit.Generate(onebit.GenOptions{M: 10000, N: 5, K: 2, Flip: 0.1, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Binomial(10000, 0.1): mean 1000, sd 30; allow 5 sd.
+	h := mustProblem(t, in).Hamming(in.X)
+	if in.Flipped < 850 || in.Flipped > 1150 || h != float64(in.Flipped)/10000 {
+		t.Errorf("Flip = 0.1: %d flipped, Hamming %g", in.Flipped, h)
+	}
+}
+
+func TestGenerateErrors(t *testing.T) {
+	for _, o := range []onebit.GenOptions{
+		{M: 0, N: 5, K: 1}, {M: 5, N: 0, K: 1}, {M: 5, N: 5, K: 0}, {M: 5, N: 5, K: 6},
+		{M: 5, N: 5, K: 1, Flip: -0.1}, {M: 5, N: 5, K: 1, Flip: 1.5}, {M: 5, N: 5, K: 1, Flip: math.NaN()},
+		{M: math.MaxInt / 2, N: 4, K: 1},
+	} {
+		if _, err := onebit.Generate(o); !errors.Is(err, onebit.ErrBadInput) {
+			t.Errorf("%+v: %v", o, err)
+		}
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	x := []float64{3, 4, 0}
+	for _, c := range []struct {
+		xhat     []float64
+		ang, snr float64
+	}{
+		{[]float64{6, 8, 0}, 0, math.Inf(1)},            // same direction
+		{[]float64{-3, -4, 0}, 1, -20 * math.Log10(2)},  // opposite: ||a - b|| = 2
+		{[]float64{0, 0, 7}, 0.5, -10 * math.Log10(2)},  // orthogonal: ||a - b|| = sqrt 2
+		{[]float64{4, -3, 0}, 0.5, -10 * math.Log10(2)}, // orthogonal in the plane
+	} {
+		if a := onebit.AngularError(x, c.xhat); math.Abs(a-c.ang) > 1e-15 {
+			t.Errorf("AngularError(%v) = %v, want %v", c.xhat, a, c.ang)
+		}
+		if s := onebit.SNR(x, c.xhat); s != c.snr && math.Abs(s-c.snr) > 1e-13 {
+			t.Errorf("SNR(%v) = %v, want %v", c.xhat, s, c.snr)
+		}
+	}
+	// Nearly parallel: the angle between (1, d) and (1, 0) is atan(d), far
+	// below what arccos of the cosine can resolve (about 1e-8).
+	d := 1e-12
+	if a := onebit.AngularError([]float64{1, d}, []float64{1, 0}); math.Abs(a-math.Atan(d)/math.Pi) > 1e-6*a {
+		t.Errorf("tiny angle: %v, want %v", a, math.Atan(d)/math.Pi)
+	}
+	// SNR of a small angle theta: -20 log10(2 sin(theta/2)).
+	th := 0.01
+	if s := onebit.SNR([]float64{1, 0}, []float64{math.Cos(th), math.Sin(th)}); math.Abs(s+20*math.Log10(2*math.Sin(th/2))) > 1e-9 {
+		t.Errorf("SNR at angle 0.01: %v", s)
+	}
+	for _, bad := range [][]float64{{0, 0, 0}, {math.NaN(), 1, 0}, {math.Inf(1), 0, 0}} {
+		if a, s := onebit.AngularError(x, bad), onebit.SNR(bad, x); !math.IsNaN(a) || !math.IsNaN(s) {
+			t.Errorf("%v: AngularError %v, SNR %v, want NaN", bad, a, s)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("AngularError with different lengths did not panic")
+		}
+	}()
+	onebit.AngularError(x, x[:2])
+}

@@ -1,0 +1,346 @@
+package onebit_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync"
+	"testing"
+
+	"github.com/neadmm/neadmm/neadmm"
+	"github.com/neadmm/neadmm/onebit"
+	"github.com/neadmm/neadmm/vec"
+)
+
+// tight returns DefaultOptions with tolerances far below the defaults', so
+// the solve ends at a stationary point to high accuracy.
+func tight() onebit.Options {
+	o := onebit.DefaultOptions()
+	o.EpsAbs, o.EpsRel, o.InnerTol, o.InnerMaxIter, o.MaxIter = 1e-11, 1e-10, 1e-13, 2000, 5000
+	return o
+}
+
+// kkt returns the violation of first-order stationarity of
+// ||x||_1 + lambda*l(x) on the unit sphere at x (unit norm): with
+// g = lambda*grad l(x), there must be a multiplier mu with
+// sign(x_j) + g_j + 2 mu x_j = 0 on the support and |g_j| <= 1 off it.
+// mu is fitted by least squares on the support.
+func kkt(p *onebit.Problem, x []float64, lambda float64) float64 {
+	m, n := p.Dims()
+	ax, r, g := make([]float64, m), make([]float64, m), make([]float64, n)
+	vec.MulVec(ax, p.Phi(), m, n, x)
+	for i, a := range ax {
+		if p.Y()[i]*a < 0 {
+			r[i] = lambda * a
+		}
+	}
+	vec.MulTransVec(g, p.Phi(), m, n, r)
+	num, den := 0.0, 0.0
+	for j, v := range x {
+		if v != 0 {
+			num += (math.Copysign(1, v) + g[j]) * v
+			den += 2 * v * v
+		}
+	}
+	mu := -num / den
+	worst := 0.0
+	for j, v := range x {
+		if v != 0 {
+			worst = max(worst, math.Abs(math.Copysign(1, v)+g[j]+2*mu*v))
+		} else {
+			worst = max(worst, math.Abs(g[j])-1)
+		}
+	}
+	return worst
+}
+
+func nonzeros(x []float64) int {
+	c := 0
+	for _, v := range x {
+		if v != 0 {
+			c++
+		}
+	}
+	return c
+}
+
+func startObjective(p *onebit.Problem, lambda float64) float64 {
+	m, n := p.Dims()
+	x := make([]float64, n)
+	vec.MulTransVec(x, p.Phi(), m, n, p.Y())
+	vec.Scal(1/vec.Nrm2(x), x)
+	return p.Objective(x, lambda)
+}
+
+func TestSolveStationary(t *testing.T) {
+	var s onebit.Solver
+	for seed := uint64(0); seed < 6; seed++ {
+		m := 30 + 20*int(seed)
+		in := mustGenerate(t, m, 60, 4, seed)
+		p := mustProblem(t, in)
+		for _, lambda := range []float64{0.01, 5} {
+			o := tight()
+			o.Lambda = lambda
+			x := make([]float64, 60)
+			res, err := s.Solve(context.Background(), p, x, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Reason != neadmm.StopConverged {
+				t.Errorf("seed %d lambda %g: %v after %d iterations (r %g, s %g)", seed, lambda, res.Reason, res.Iterations, res.Primal, res.Dual)
+			}
+			if nx := vec.Nrm2(x); math.Abs(nx-1) > 1e-14 {
+				t.Errorf("seed %d: ||x|| = %v", seed, nx)
+			}
+			// The residuals are below 1e-9 here; stationarity then holds
+			// to about rho*||r|| + ||s|| plus the inner solver's error,
+			// far below 1e-6, while a wrong gradient, prox or w-update
+			// leaves violations of order 1.
+			if v := kkt(p, x, lambda); v > 1e-6 {
+				t.Errorf("seed %d lambda %g: stationarity violated by %g", seed, lambda, v)
+			}
+			if nz := nonzeros(x); lambda == 5 && nz < 2 {
+				t.Errorf("seed %d lambda 5: %d non-zeros; the test wants a non-trivial support", seed, nz)
+			}
+			if obj := p.Objective(x, lambda); math.Abs(obj-res.Objective) > 1e-12*obj {
+				t.Errorf("Result.Objective %v, Problem.Objective %v", res.Objective, obj)
+			}
+		}
+	}
+}
+
+func TestSolveNoWorseThanTruthAndStart(t *testing.T) {
+	var s onebit.Solver
+	for seed := uint64(0); seed < 8; seed++ {
+		in := mustGenerate(t, 80, 128, 6, seed)
+		p := mustProblem(t, in)
+		x := make([]float64, 128)
+		res, err := s.Solve(context.Background(), p, x, onebit.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		truth, start := p.Objective(in.X, 0.01), startObjective(p, 0.01)
+		pass := make([]float64, 128)
+		if err := onebit.Passive(p, pass, math.Sqrt(math.Log(128)/80)); err != nil {
+			t.Fatal(err)
+		}
+		passive := p.Objective(pass, 0.01)
+		if res.Objective > truth || res.Objective > start || res.Objective > passive {
+			t.Errorf("seed %d: objective %v, truth %v, start Phi^T y %v, passive %v", seed, res.Objective, truth, start, passive)
+		}
+		if res.Reason != neadmm.StopConverged || res.Products < res.InnerIterations || res.TransProducts > res.Products {
+			t.Errorf("seed %d: %+v", seed, res)
+		}
+	}
+}
+
+// TestPaperSettingsStall documents the finding that the paper's fixed
+// rho = 1 does not converge on the paper's grid while the default does,
+// to a lower objective.
+func TestPaperSettingsStall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("N = 512 solves")
+	}
+	p := mustProblem(t, mustGenerate(t, 250, 512, 32, 0))
+	var s onebit.Solver
+	x := make([]float64, 512)
+	paper, err := s.Solve(context.Background(), p, x, onebit.PaperOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := s.Solve(context.Background(), p, x, onebit.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if paper.Reason != neadmm.StopMaxIter || paper.Primal < 0.5 {
+		t.Errorf("paper settings: %v, ||r|| = %g; expected a stall", paper.Reason, paper.Primal)
+	}
+	if def.Reason != neadmm.StopConverged || def.Objective >= paper.Objective {
+		t.Errorf("default: %v objective %g; paper objective %g", def.Reason, def.Objective, paper.Objective)
+	}
+}
+
+func TestSolveStarts(t *testing.T) {
+	p := mustProblem(t, mustGenerate(t, 50, 40, 3, 3))
+	var s onebit.Solver
+	ctx := context.Background()
+	solve := func(o onebit.Options, x []float64) (onebit.Result, []float64) {
+		t.Helper()
+		res, err := s.Solve(ctx, p, x, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, x
+	}
+	def := onebit.DefaultOptions()
+	r0, x0 := solve(def, make([]float64, 40))
+	// StartGiven from Phi^T y (unnormalized) follows the same path.
+	given := make([]float64, 40)
+	vec.MulTransVec(given, p.Phi(), 50, 40, p.Y())
+	o := def
+	o.Start = onebit.StartGiven
+	r1, x1 := solve(o, given)
+	if r0 != r1 || !equal(x0, x1) {
+		t.Errorf("StartGiven(Phi^T y) differs from StartBackprojection: %+v vs %+v", r0, r1)
+	}
+	o.Start, o.Seed = onebit.StartRandom, 5
+	ra, xa := solve(o, make([]float64, 40))
+	rb, xb := solve(o, make([]float64, 40))
+	if ra != rb || !equal(xa, xb) {
+		t.Error("StartRandom with one seed is not reproducible")
+	}
+	o.Seed = 6
+	if rc, _ := solve(o, make([]float64, 40)); rc == ra {
+		t.Error("StartRandom ignores the seed")
+	}
+}
+
+func equal(a, b []float64) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+func TestSolveErrors(t *testing.T) {
+	p := mustProblem(t, mustGenerate(t, 20, 10, 2, 1))
+	var s onebit.Solver
+	ctx := context.Background()
+	nan := math.NaN()
+	for _, c := range []struct {
+		name string
+		mod  func(*onebit.Options)
+		x    []float64
+	}{
+		{"lambda 0", func(o *onebit.Options) { o.Lambda = 0 }, nil},
+		{"lambda < 0", func(o *onebit.Options) { o.Lambda = -1 }, nil},
+		{"lambda NaN", func(o *onebit.Options) { o.Lambda = nan }, nil},
+		{"lambda Inf", func(o *onebit.Options) { o.Lambda = math.Inf(1) }, nil},
+		{"rho 0", func(o *onebit.Options) { o.Rho = 0 }, nil},
+		{"rho NaN", func(o *onebit.Options) { o.Rho = nan }, nil},
+		{"MaxIter 0", func(o *onebit.Options) { o.MaxIter = 0 }, nil},
+		{"InnerMaxIter 0", func(o *onebit.Options) { o.InnerMaxIter = 0 }, nil},
+		{"InnerTol < 0", func(o *onebit.Options) { o.InnerTol = -1 }, nil},
+		{"Start", func(o *onebit.Options) { o.Start = 9 }, nil},
+		{"EpsAbs < 0", func(o *onebit.Options) { o.EpsAbs = -1 }, nil},
+		{"EpsRel Inf", func(o *onebit.Options) { o.EpsRel = math.Inf(1) }, nil},
+		{"short x", func(o *onebit.Options) {}, make([]float64, 9)},
+		{"given zero", func(o *onebit.Options) { o.Start = onebit.StartGiven }, make([]float64, 10)},
+		{"given NaN", func(o *onebit.Options) { o.Start = onebit.StartGiven }, []float64{1, nan, 0, 0, 0, 0, 0, 0, 0, 0}},
+	} {
+		o := onebit.DefaultOptions()
+		c.mod(&o)
+		x := c.x
+		if x == nil {
+			x = make([]float64, 10)
+		}
+		if _, err := s.Solve(ctx, p, x, o); !errors.Is(err, onebit.ErrBadInput) {
+			t.Errorf("%s: error %v, want ErrBadInput", c.name, err)
+		}
+	}
+	// Options only the engine checks come back as its errors, still
+	// before any work.
+	o := onebit.DefaultOptions()
+	o.RhoGrowth = 0.5
+	if res, err := s.Solve(ctx, p, make([]float64, 10), o); err == nil || res.Iterations != 0 {
+		t.Errorf("RhoGrowth = 0.5: %v, %+v", err, res)
+	}
+}
+
+func TestSolveCancelAndCallback(t *testing.T) {
+	p := mustProblem(t, mustGenerate(t, 60, 50, 3, 2))
+	var s onebit.Solver
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	x := make([]float64, 50)
+	res, err := s.Solve(ctx, p, x, onebit.PaperOptions())
+	if !errors.Is(err, context.Canceled) || res.Reason != neadmm.StopCancelled {
+		t.Errorf("cancelled: %v, %v", err, res.Reason)
+	}
+	if math.Abs(vec.Nrm2(x)-1) > 1e-14 {
+		t.Errorf("cancelled solve left ||x|| = %v, want the normalized start", vec.Nrm2(x))
+	}
+	o := onebit.PaperOptions()
+	var seen []neadmm.Iteration
+	o.Callback = func(it neadmm.Iteration) bool {
+		seen = append(seen, it)
+		return it.K == 3
+	}
+	res, err = s.Solve(context.Background(), p, x, o)
+	if err != nil || res.Reason != neadmm.StopCallback || res.Iterations != 3 || len(seen) != 3 {
+		t.Fatalf("callback stop: %v %+v, %d calls", err, res, len(seen))
+	}
+	for _, it := range seen {
+		if math.IsNaN(it.Objective) || it.Rho != 1 {
+			t.Errorf("iteration %+v: want an objective and rho = 1", it)
+		}
+	}
+}
+
+func TestSolveAllocs(t *testing.T) {
+	p := mustProblem(t, mustGenerate(t, 60, 50, 3, 2))
+	var s onebit.Solver
+	x := make([]float64, 50)
+	ctx := context.Background()
+	o := onebit.DefaultOptions()
+	ro := onebit.DefaultRecoverOptions()
+	s.Solve(ctx, p, x, o) // size the workspace
+	if a := testing.AllocsPerRun(5, func() { s.Solve(ctx, p, x, o) }); a != 0 {
+		t.Errorf("Solve allocates %v times per call", a)
+	}
+	s.Recover(ctx, p, x, ro)
+	if a := testing.AllocsPerRun(2, func() { s.Recover(ctx, p, x, ro) }); a != 0 {
+		t.Errorf("Recover allocates %v times per call", a)
+	}
+	// A smaller problem reuses the buffers.
+	small := mustProblem(t, mustGenerate(t, 30, 20, 2, 2))
+	xs := make([]float64, 20)
+	if a := testing.AllocsPerRun(3, func() { s.Solve(ctx, small, xs, o) }); a != 0 {
+		t.Errorf("Solve of a smaller problem allocates %v times", a)
+	}
+}
+
+func TestSolveConcurrent(t *testing.T) {
+	p := mustProblem(t, mustGenerate(t, 80, 60, 4, 9))
+	var ref onebit.Solver
+	want := make([]float64, 60)
+	wres, err := ref.Solve(context.Background(), p, want, onebit.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var s onebit.Solver
+			x := make([]float64, 60)
+			res, err := s.Solve(context.Background(), p, x, onebit.DefaultOptions())
+			if err != nil || res != wres || !equal(x, want) {
+				t.Errorf("concurrent solve differs: %v %+v", err, res)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestTinySizes(t *testing.T) {
+	ctx := context.Background()
+	for _, d := range [][2]int{{3, 1}, {1, 3}, {1, 1}} {
+		in := mustGenerate(t, d[0], d[1], 1, 5)
+		p := mustProblem(t, in)
+		var s onebit.Solver
+		x := make([]float64, d[1])
+		if _, err := s.Solve(ctx, p, x, onebit.DefaultOptions()); err != nil || math.Abs(vec.Nrm2(x)-1) > 1e-14 {
+			t.Errorf("%v Solve: %v, x = %v", d, err, x)
+		}
+		if _, err := s.Recover(ctx, p, x, onebit.DefaultRecoverOptions()); err != nil || math.Abs(vec.Nrm2(x)-1) > 1e-14 {
+			t.Errorf("%v Recover: %v, x = %v", d, err, x)
+		}
+		if _, err := onebit.BIHT(ctx, p, x, onebit.BIHTOptions{K: 1, MaxIter: 10}); err != nil || math.Abs(vec.Nrm2(x)-1) > 1e-14 {
+			t.Errorf("%v BIHT: %v, x = %v", d, err, x)
+		}
+	}
+}
