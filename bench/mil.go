@@ -1,0 +1,397 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/neadmm/neadmm/internal/datadir"
+	"github.com/neadmm/neadmm/internal/svgplot"
+	"github.com/neadmm/neadmm/mil"
+)
+
+func init() {
+	Register(Command{
+		Name:  "mil",
+		Short: "multi-instance learning: the paper's Table 1 (fox, vaccine) with mean ± std over folds, fit times, ROC/PR curves",
+		Order: 30,
+		Flags: milFlags,
+		// One default fit on the paper's 80/20 split of synthetic bags
+		// and (when the data directory is found) of vaccine and fox:
+		// about 1 s here (70 s under qemu's arm64 emulation with both
+		// methods, so only the default one).
+		TourArgs: []string{"-protocols", "split", "-synth", "300", "-methods", "default"},
+	})
+}
+
+// paperTable1 is neADMM's row of the paper's Table 1 (80/20 split).
+var paperTable1 = map[string]MILMetrics{
+	"vaccine.svm": {ACC: 0.8000, PR: 0.8049, RE: 0.5841, F1: 0.6769, AUC: 0.8901, AUPRTrapz: 0.7961},
+	"fox.csv":     {ACC: 0.5000, PR: 0.4483, RE: 0.7647, F1: 0.5652, AUC: 0.5422, AUPRTrapz: 0.4583},
+}
+
+// MILResult is the mil command's JSON "results".
+type MILResult struct {
+	DataDir string `json:"data_dir,omitempty"`
+	// Datasets are in the order run; an interrupted run holds the finished
+	// evaluations.
+	Datasets []*MILDataset `json:"datasets"`
+}
+
+// MILDataset is one data set's evaluations.
+type MILDataset struct {
+	Name      string `json:"name"`
+	Bags      int    `json:"bags"`
+	Positives int    `json:"positives"`
+	Instances int    `json:"instances"`
+	Features  int    `json:"features"`
+	Sparse    bool   `json:"sparse"`
+	// Paper is neADMM's row of the paper's Table 1 (80/20 split), when the
+	// paper reports this data set (AP is not reported: 0).
+	Paper *MILMetrics `json:"paper,omitempty"`
+	Evals []*MILEval  `json:"evals"`
+}
+
+// MILEval is one method under one protocol.
+type MILEval struct {
+	Method   string `json:"method"`
+	Options  string `json:"options"`
+	Protocol string `json:"protocol"`
+	Splits   int    `json:"splits"`
+	// Mean and Std are over the splits (sample std; 0 for one split).
+	Mean MILMetrics `json:"mean"`
+	Std  MILMetrics `json:"std"`
+	// FitSeconds is the wall time of each fit (scaling and Gram included);
+	// Iterations the outer iterations; MsPerIteration the solver time per
+	// outer iteration (fit time minus setup, over iterations).
+	FitSeconds     Stat `json:"fit_seconds"`
+	Iterations     Stat `json:"iterations"`
+	MsPerIteration Stat `json:"ms_per_iteration"`
+	// Split is the share of the solver time spent in each update, summed
+	// over all fits: "q", "beta", "t" and "engine" (dual update and
+	// residuals).
+	Split map[string]float64 `json:"time_split"`
+	// Converged counts the fits whose stopping test passed (residuals, or
+	// the primal residual and a stalled objective).
+	Converged int `json:"converged"`
+	// PrimalResidual is ||r|| at the end of each fit.
+	PrimalResidual Stat `json:"primal_residual"`
+}
+
+// MILMetrics are the bag-level metrics of Table 1 plus average precision.
+// AUPRTrapz is the trapezoid PR area the paper reports as AUPR.
+type MILMetrics struct {
+	ACC       float64 `json:"acc"`
+	PR        float64 `json:"precision"`
+	RE        float64 `json:"recall"`
+	F1        float64 `json:"f1"`
+	AUC       float64 `json:"auc"`
+	AUPRTrapz float64 `json:"aupr_trapz"`
+	AP        float64 `json:"ap"`
+}
+
+func fromMetrics(m mil.Metrics) MILMetrics {
+	return MILMetrics{ACC: m.Accuracy, PR: m.Precision, RE: m.Recall, F1: m.F1, AUC: m.AUC, AUPRTrapz: m.AUPRTrapz, AP: m.AUPR}
+}
+
+// milMethod is a named option set.
+type milMethod struct {
+	name, desc string
+	opt        func() mil.Options
+}
+
+var milMethods = []milMethod{
+	{"default", "mean loss, λ=0.01, balanced, ρ from 0.03 ×1.02/it, stop on residual+objective", mil.DefaultOptions},
+	{"paper", "sum loss, λ=1, fixed ρ=0.1, 100 iterations (the paper's settings)", mil.PaperOptions},
+}
+
+func milFlags(fs *flag.FlagSet) RunFunc {
+	data := fs.String("data", "", "`dir` holding fox.csv and vaccine.svm (default: ../shared/data or $"+datadir.EnvVar+" when found)")
+	files := fs.String("files", "vaccine.svm,fox.csv", "comma-separated data `files` to evaluate in the data directory")
+	protocols := fs.String("protocols", "split,cv", "comma-separated `protocols`: split (the paper's stratified 80/20) and cv (k-fold CV, repeated)")
+	folds := fs.Int("folds", 10, "folds of the cross-validation")
+	repeats := fs.Int("repeats", 5, "repetitions of the cross-validation with fresh shuffles")
+	methods := fs.String("methods", "default,paper", "comma-separated option `sets`: default (mil.DefaultOptions), paper (mil.PaperOptions)")
+	synth := fs.Int("synth", 0, "also evaluate `n` synthetic bags with a planted max rule (always done when no data directory is found)")
+	workers := fs.Int("workers", 1, "folds fitted in parallel (fit times are per fit, so >1 inflates them on a busy machine)")
+	return func(ctx context.Context, env *Env) error {
+		cfg := milConfig{folds: *folds, repeats: *repeats, synth: *synth, workers: *workers}
+		for _, p := range splitList(*protocols) {
+			if p != "split" && p != "cv" {
+				return fmt.Errorf("unknown protocol %q (want split or cv)", p)
+			}
+			cfg.protocols = append(cfg.protocols, p)
+		}
+		for _, name := range splitList(*methods) {
+			found := false
+			for _, m := range milMethods {
+				if m.name == name {
+					cfg.methods, found = append(cfg.methods, m), true
+				}
+			}
+			if !found {
+				return fmt.Errorf("unknown method %q (want default or paper)", name)
+			}
+		}
+		switch {
+		case len(cfg.protocols) == 0 || len(cfg.methods) == 0:
+			return errors.New("no protocol or no method selected")
+		case cfg.folds < 2 || cfg.repeats < 1:
+			return fmt.Errorf("-folds %d -repeats %d: want folds >= 2 and repeats >= 1", cfg.folds, cfg.repeats)
+		case cfg.synth < 0 || cfg.synth == 1:
+			return fmt.Errorf("-synth %d: want 0 or >= 2 bags", cfg.synth)
+		}
+		cfg.dir = *data
+		if cfg.dir == "" {
+			if dir, ok := datadir.Find(); ok {
+				cfg.dir = dir
+			}
+		}
+		if cfg.dir != "" {
+			cfg.files = splitList(*files)
+		}
+		if len(cfg.files) == 0 && cfg.synth == 0 {
+			cfg.synth = 300
+			env.Note("No data directory found (give -data DIR or set %s): evaluating %d synthetic bags instead.", datadir.EnvVar, cfg.synth)
+		}
+		return runMIL(ctx, env, cfg)
+	}
+}
+
+type milConfig struct {
+	dir            string
+	files          []string
+	protocols      []string
+	folds, repeats int
+	synth, workers int
+	methods        []milMethod
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func runMIL(ctx context.Context, env *Env, cfg milConfig) error {
+	res := &MILResult{DataDir: cfg.dir}
+	env.Results(res)
+	type source struct {
+		name string
+		load func() (*mil.Dataset, error)
+	}
+	var srcs []source
+	if cfg.synth > 0 {
+		n := cfg.synth
+		srcs = append(srcs, source{fmt.Sprintf("synthetic (%d bags)", n), func() (*mil.Dataset, error) {
+			d, _, err := mil.Synthetic(mil.SynthConfig{Bags: n, Features: 50, MinInstances: 1, MaxInstances: 15,
+				Relevant: 5, Margin: 0.5, Seed: env.Seed})
+			return d, err
+		}})
+	}
+	for _, f := range cfg.files {
+		path := filepath.Join(cfg.dir, f)
+		srcs = append(srcs, source{f, func() (*mil.Dataset, error) { return mil.LoadFile(path, nil) }})
+	}
+	total := 0
+	for range srcs {
+		for _, p := range cfg.protocols {
+			n := 1
+			if p == "cv" {
+				n = cfg.folds * cfg.repeats
+			}
+			total += n * len(cfg.methods)
+		}
+	}
+	prog := env.Progress("fits", total)
+	defer prog.Finish()
+
+	for _, src := range srcs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		d, err := src.load()
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				env.Note("Skipping %s: %v", src.name, err)
+				continue
+			}
+			return fmt.Errorf("%s: %w", src.name, err)
+		}
+		ds := &MILDataset{Name: src.name, Bags: d.NumBags(), Positives: d.Positives(), Instances: d.NumInstances(),
+			Features: d.NumFeatures(), Sparse: d.IsSparse()}
+		if p, ok := paperTable1[src.name]; ok {
+			ds.Paper = &p
+		}
+		res.Datasets = append(res.Datasets, ds)
+		curves := map[string]*mil.Report{} // method -> report of the last protocol, for the figure
+		tab := &Table{
+			Title: fmt.Sprintf("%s: %d bags (%d positive), %d instances, %d features, %s", src.name, ds.Bags, ds.Positives,
+				ds.Instances, ds.Features, map[bool]string{true: "sparse", false: "dense"}[ds.Sparse]),
+			Columns: []string{"method", "protocol", "ACC", "PR", "RE", "F1", "AUC", "AUPR (trapz)", "AP", "fit time", "iterations", "ms/iter"},
+			Note: "Mean ± std over the splits; AUPR (trapz) is the trapezoid PR area the paper reports as AUPR, AP the average precision. " +
+				"Fit time is the median wall time of one fit (scaling and Gram matrix included); ms/iter the median solver time per outer iteration.",
+		}
+		for _, p := range cfg.protocols {
+			proto := mil.PaperSplit(env.Seed)
+			if p == "cv" {
+				proto = mil.KFold(cfg.folds, cfg.repeats, env.Seed)
+			}
+			proto.Workers = cfg.workers
+			for _, m := range cfg.methods {
+				ev, rep, err := milEvaluate(ctx, d, proto, m, prog, src.name)
+				if err != nil {
+					if ctx.Err() != nil {
+						if len(tab.Rows) > 0 {
+							env.Table(tab)
+						}
+						return ctx.Err()
+					}
+					return fmt.Errorf("%s, %s, %s: %w", src.name, proto.Name, m.name, err)
+				}
+				ds.Evals = append(ds.Evals, ev)
+				curves[m.name] = rep
+				tab.Add(m.name, proto.Name, pm(ev.Mean.ACC, ev.Std.ACC), pm(ev.Mean.PR, ev.Std.PR), pm(ev.Mean.RE, ev.Std.RE),
+					pm(ev.Mean.F1, ev.Std.F1), pm(ev.Mean.AUC, ev.Std.AUC), pm(ev.Mean.AUPRTrapz, ev.Std.AUPRTrapz),
+					pm(ev.Mean.AP, ev.Std.AP), FmtNs(ev.FitSeconds.Median*1e9), FmtSig(ev.Iterations.Median, 3),
+					FmtSig(ev.MsPerIteration.Median, 3))
+			}
+		}
+		if ds.Paper != nil {
+			pp := ds.Paper
+			f4 := func(v float64) string { return fmt.Sprintf("%.4f", v) }
+			tab.Add("paper, Table 1", "80/20 split", f4(pp.ACC), f4(pp.PR), f4(pp.RE), f4(pp.F1), f4(pp.AUC), f4(pp.AUPRTrapz), "–", "–", "–", "–")
+		}
+		env.Table(tab)
+		for _, ev := range ds.Evals {
+			if ev.Method == "default" {
+				env.Note("%s, %s, default: time per outer iteration split q %.0f%%, beta %.0f%%, t %.0f%%, engine %.0f%%; %d of %d fits met the stopping test, final primal residual median %s.",
+					src.name, ev.Protocol, 100*ev.Split["q"], 100*ev.Split["beta"], 100*ev.Split["t"], 100*ev.Split["engine"],
+					ev.Converged, ev.Splits, FmtSig(ev.PrimalResidual.Median, 3))
+			}
+		}
+		if fig := milCurves(src.name, cfg.methods, curves); fig != nil {
+			env.Figure(figName(src.name), fig)
+		}
+	}
+	return nil
+}
+
+// milEvaluate runs one method under one protocol and summarizes it.
+func milEvaluate(ctx context.Context, d *mil.Dataset, proto mil.Protocol, m milMethod, prog *Progress, name string) (*MILEval, *mil.Report, error) {
+	var mu sync.Mutex
+	var fits []mil.FitResult
+	score := func(ctx context.Context, train, test *mil.Dataset) ([]float64, error) {
+		prog.Running(fmt.Sprintf("%s %s %s", name, proto.Name, m.name))
+		model, err := mil.Fit(ctx, train, m.opt())
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		fits = append(fits, model.Result())
+		mu.Unlock()
+		prog.Done(1)
+		return model.BagScores(test)
+	}
+	rep, err := proto.Run(ctx, d, score)
+	if err != nil {
+		return nil, nil, err
+	}
+	ev := &MILEval{Method: m.name, Options: m.desc, Protocol: proto.Name, Splits: len(rep.Folds),
+		Mean: fromMetrics(rep.Mean), Std: fromMetrics(rep.Std), Split: map[string]float64{}}
+	var secs, its, msIt, prim []float64
+	var tq, tb, tt, te time.Duration
+	for _, r := range fits {
+		secs = append(secs, r.Time.Total.Seconds())
+		its = append(its, float64(r.Iterations))
+		prim = append(prim, r.Primal)
+		solve := r.Time.Total - r.Time.Setup
+		if r.Iterations > 0 {
+			msIt = append(msIt, solve.Seconds()*1e3/float64(r.Iterations))
+		}
+		tq += r.Time.QUpdate
+		tb += r.Time.BetaUpdate
+		tt += r.Time.TUpdate
+		te += r.Time.Engine
+		if r.Converged() {
+			ev.Converged++
+		}
+	}
+	if sum := tq + tb + tt + te; sum > 0 {
+		ev.Split["q"], ev.Split["beta"] = float64(tq)/float64(sum), float64(tb)/float64(sum)
+		ev.Split["t"], ev.Split["engine"] = float64(tt)/float64(sum), float64(te)/float64(sum)
+	}
+	ev.FitSeconds, ev.Iterations, ev.MsPerIteration, ev.PrimalResidual = Summarize(secs), Summarize(its), Summarize(msIt), Summarize(prim)
+	return ev, rep, nil
+}
+
+// pm formats mean ± std with 4 decimals (std omitted for a single split).
+func pm(mean, std float64) string {
+	if std == 0 {
+		return fmt.Sprintf("%.4f", mean)
+	}
+	return fmt.Sprintf("%.4f ± %.4f", mean, std)
+}
+
+// figName turns a data set name into a file-name part.
+func figName(name string) string {
+	name = strings.TrimSuffix(strings.TrimSuffix(name, ".csv"), ".svm")
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-")
+}
+
+// milCurves draws the pooled ROC and PR curves of each method's last
+// evaluation: two panels, one series per method.
+func milCurves(name string, methods []milMethod, reps map[string]*mil.Report) *svgplot.Figure {
+	roc := svgplot.Plot{Title: "ROC", Legend: svgplot.LegendBottomRight,
+		X: svgplot.Axis{Label: "false positive rate", Min: 0, Max: 1}, Y: svgplot.Axis{Label: "true positive rate", Min: 0, Max: 1}}
+	pr := svgplot.Plot{Title: "precision-recall", Legend: svgplot.LegendBottomLeft,
+		X: svgplot.Axis{Label: "recall", Min: 0, Max: 1}, Y: svgplot.Axis{Label: "precision", Min: 0, Max: 1}}
+	protocol := ""
+	for _, m := range methods {
+		rep := reps[m.name]
+		if rep == nil {
+			continue
+		}
+		protocol = rep.Protocol.Name
+		rc, err1 := rep.PooledROC()
+		pc, err2 := rep.PooledPR()
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		rs := svgplot.Series{Name: fmt.Sprintf("neADMM %s (mean AUC %.3f)", m.name, rep.Mean.AUC), Marker: svgplot.MarkerNone}
+		for _, p := range rc {
+			rs.X, rs.Y = append(rs.X, p.FPR), append(rs.Y, p.TPR)
+		}
+		ps := svgplot.Series{Name: fmt.Sprintf("neADMM %s (mean AUPR %.3f)", m.name, rep.Mean.AUPRTrapz), Marker: svgplot.MarkerNone}
+		for _, p := range pc {
+			ps.X, ps.Y = append(ps.X, p.Recall), append(ps.Y, p.Precision)
+		}
+		roc.Series = append(roc.Series, rs)
+		pr.Series = append(pr.Series, ps)
+	}
+	if len(roc.Series) == 0 {
+		return nil
+	}
+	roc.Series = append(roc.Series, svgplot.Series{Name: "chance", X: []float64{0, 1}, Y: []float64{0, 1},
+		Dashed: true, Color: "#999999", Marker: svgplot.MarkerNone})
+	return &svgplot.Figure{Title: fmt.Sprintf("%s: pooled test scores, %s", name, protocol), Panels: []svgplot.Plot{roc, pr}}
+}
