@@ -1,0 +1,30 @@
+// Package fuzz holds the differential fuzz targets of the module (Go native
+// fuzzing, go test -fuzz). It has no API: the targets are in its tests, and
+// this file and decode.go hold what they share.
+//
+// Targets, each checking every result against a specification derived in
+// the test, not against a second copy of the code under test:
+//
+//	FuzzDot            vec.Dot, accelerated and generic, against the exact sum
+//	FuzzAxpy           vec.Axpy, AddScaledTo, Sub: fused or unfused, bit for bit
+//	FuzzSoftThreshold  vec.SoftThreshold: bit for bit, panics on a bad threshold
+//	FuzzNrm2           vec.Nrm2, Asum, Scal against exact results
+//	FuzzMulVec         vec.MulVec, MulTransVec: every entry against its exact sum
+//	FuzzSphereProx     neadmm.SphereProx: optimality, stationarity, special cases
+//	FuzzMaxProx        neadmm.MaxProx against an exhaustive reference
+//	FuzzReadCSV        mil.ReadCSV and Read: no panic, consistent datasets
+//	FuzzReadSparse     mil.ReadSparse and Read: no panic, consistent datasets
+//
+// The vec targets run every input through both kernel paths (switched with
+// internal/testhook) inside guard bands, and decode the fuzzer's bytes into
+// float64 values through source, which reaches every bit pattern and makes
+// special values (NaN, ±Inf, ±0, subnormals, extremes) and exactly
+// representable moderate values cheap for the fuzzer to find.
+//
+// Run one target for longer with
+//
+//	go test -run '^$' -fuzz '^FuzzDot$' -fuzztime 1h ./fuzz/
+//
+// A failing input is written to testdata/fuzz/FuzzDot/ and replayed by every
+// plain go test run from then on.
+package fuzz

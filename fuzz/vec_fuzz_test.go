@@ -1,0 +1,567 @@
+package fuzz
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"testing"
+
+	"github.com/neadmm/neadmm/vec"
+)
+
+// The vec targets. Each decodes one input (layout in the target's comment),
+// runs it through the generic and the accelerated kernels inside guard
+// bands, and checks every result against an exact specification.
+
+// FuzzDot checks vec.Dot against sumSpec on both paths.
+//
+// Input: length, offsets byte (x at b&7, y at b>>3&7, b&64: y is x),
+// scale, then x[0], y[0], x[1], y[1], ...
+func FuzzDot(f *testing.F) {
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 97, 199, 200, 1099} {
+		f.Add(new(enc).length(n).bytes(byte(n*5), scaleOne).b) // generated values
+	}
+	for _, c := range []struct{ x, y []float64 }{
+		{seq(37, 1, 2, 3), append(rep(1, 36), nan)},                           // NaN in the scalar tail
+		{seq(40, 1), append(append(rep(1, 17), snan), rep(1, 22)...)},         // signaling NaN mid-block
+		{[]float64{0, 1, 2}, []float64{inf, 1, 2}},                            // 0*Inf
+		{[]float64{inf, 1, -inf, 2, 3}, rep(1, 5)},                            // +Inf and -Inf products
+		{[]float64{inf, -maxF, -maxF, 1}, rep(1, 4)},                          // Inf; the rest may overflow to -Inf
+		{append([]float64{-inf}, rep(maxF, 39)...), rep(1, 40)},               // -Inf; the rest may overflow to +Inf
+		{[]float64{0x1p512, -0x1p1023}, []float64{0x1p512, 1}},                // product 2^1024: FMA may stay finite
+		{rep(maxF, 40), rep(1, 40)},                                           // overflow in every order
+		{seq(33, maxF, -maxF), rep(1, 33)},                                    // cancelling overflow
+		{seq(66, maxF, maxF, -maxF, -maxF, 0.5), rep(1, 66)},                  // NaN possible, ±Inf possible
+		{rep(0x1p-537, 50), rep(0x1p-537, 50)},                                // subnormal products
+		{rep(0x1p-538, 70), rep(0x1p-538, 70)},                                // products round to 0 unfused
+		{seq(35, 1e16, 1, -1e16), rep(1, 35)},                                 // cancellation
+		{seq(64, ulp1, 1-0x1p-53, -1), seq(64, ulp1, -ulp1, 1)},               // rounding ties
+		{[]float64{negZ, negZ, negZ}, []float64{0, 0, 0}},                     // -0 sum
+		{seq(19, tiny, -tiny, maxF), seq(19, maxF, tiny, 0x1p-1070)},          // extremes mixed
+		{seq(45, 1.3407807929942596e154), seq(45, 1.3407807929942596e154)},    // squares near Max
+		{[]float64{negNaN, 1}, []float64{1, inf}},                             // negative NaN with Inf
+		{seq(1000, 1, -1, 3, -3, 0.25), seq(1000, 0x1p-30, 0x1p30, 1, 7, -1)}, // long, mixed scales
+	} {
+		n := len(c.x)
+		f.Add(new(enc).length(n).bytes(byte(n), scaleOne).pairs(c.x, c.y).b)
+	}
+	f.Add(new(enc).length(64).bytes(0x40, scaleHuge).b) // y is x, huge: overflow
+	f.Add(new(enc).length(64).bytes(0x09, scaleTiny).b) // subnormal
+	f.Add(new(enc).length(64).bytes(0x12, scaleHalf).b) // products near the threshold
+	f.Fuzz(checkDot)
+}
+
+func checkDot(t *testing.T, data []byte) {
+	s := newSource(data)
+	n := s.length()
+	offs := s.byte()
+	s.setScale()
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range x {
+		x[i], y[i] = s.float(), s.float()
+	}
+	alias := offs&64 != 0
+	if alias {
+		y = x
+	}
+	spec := productSpec(x, y)
+	var res [2]float64
+	k := 0
+	paths(func(path string, _ bool) {
+		gx, gy := newGuarded(x, int(offs)), newGuarded(y, int(offs>>3))
+		ys := gy.s()
+		if alias {
+			ys = gx.s()
+		}
+		got := vec.Dot(gx.s(), ys)
+		res[k] = got
+		k++
+		if err := spec.check(got); err != nil {
+			t.Errorf("%s: Dot (n = %d, alias %v): %v", path, n, alias, err)
+		}
+		checkUntouched(t, path+": Dot", gx, x)
+		checkUntouched(t, path+": Dot", gy, y)
+	})
+	if err := spec.checkPair(res[0], res[1]); err != nil {
+		t.Errorf("Dot (n = %d): generic %v, accelerated %v: %v", n, res[0], res[1], err)
+	}
+}
+
+// checkUntouched reports a changed guard or a changed input vector.
+func checkUntouched(t *testing.T, what string, g guarded, want []float64) {
+	t.Helper()
+	if err := g.intact(); err != nil {
+		t.Errorf("%s: %v", what, err)
+	}
+	if !sameBits(g.s(), want) {
+		t.Errorf("%s modified its input", what)
+	}
+}
+
+// Modes of FuzzAxpy: which call, and what dst is.
+const (
+	axpyInPlace   = iota // Axpy(alpha, x, y)
+	addScaledNew         // AddScaledTo(dst, y, alpha, x), dst separate
+	addScaledDstX        // AddScaledTo(x, y, alpha, x)
+	addScaledDstY        // AddScaledTo(y, y, alpha, x)
+	subNew               // Sub(dst, x, y)
+	subDstX              // Sub(x, x, y)
+	subDstY              // Sub(y, x, y)
+	axpySelf             // Axpy(alpha, x, x)
+	numAxpyModes
+)
+
+// FuzzAxpy checks Axpy, AddScaledTo and Sub with every aliasing the API
+// allows: each result must be bit for bit the fused alpha*x+y or the
+// unfused one (the fused one on the accelerated path), and x - y exactly
+// for Sub; NaN matches NaN.
+//
+// Input: length, offsets byte (x at b&7, y at b>>3&7), mode byte (mode%8,
+// dst at b>>3&7), scale, alpha, then x[0], y[0], x[1], y[1], ...
+func FuzzAxpy(f *testing.F) {
+	for mode := range numAxpyModes {
+		for _, n := range []int{0, 1, 3, 4, 5, 8, 9, 31, 32, 33, 35, 100} {
+			f.Add(new(enc).length(n).bytes(byte(n*3), byte(mode+8*n), scaleOne).f(1.5).b)
+		}
+	}
+	for _, c := range []struct {
+		alpha float64
+		x, y  []float64
+	}{
+		{0, []float64{inf, 1, nan, -inf}, []float64{1, 1, 1, 1}},                    // 0*Inf, NaN
+		{maxF, seq(9, 2, -2), seq(9, -inf, inf, -maxF)},                             // overflow: fused -Inf, unfused NaN
+		{ulp1, rep(ulp1, 11), rep(-(1 + 0x1p-51), 11)},                              // fused 2^-104, unfused 0
+		{-1, seq(34, 1, negZ, 0), seq(34, negZ, negZ, 0, 1)},                        // signed zeros
+		{0x1p-600, seq(20, 0x1p-500, -0x1p-474), seq(20, tiny, -tiny, 0)},           // subnormal results
+		{1e308, seq(40, 10, -10), seq(40, negZ, 1e308)},                             // overflow of the product only
+		{-0x1p-1074, seq(5, 1, 0.5, 0.25), seq(5, 0x1p-1074, 0, negZ)},              // rounding at the subnormal floor
+		{nan, rep(0, 6), rep(1, 6)},                                                 // NaN alpha
+		{math.Copysign(0, -1), seq(17, 1, -1, inf), seq(17, 0, negZ, 2)},            // -0 alpha
+		{3, seq(67, 1.0/3, -1.0/3, 0.1), seq(67, -1, 1, -0.3, 0.30000000000000004)}, // near cancellation
+	} {
+		for _, mode := range []byte{axpyInPlace, addScaledDstX, subDstY, axpySelf} {
+			n := len(c.x)
+			f.Add(new(enc).length(n).bytes(byte(n), mode, scaleOne).f(c.alpha).pairs(c.x, c.y).b)
+		}
+	}
+	f.Add(new(enc).length(64).bytes(0, axpyInPlace, scaleHuge).b)
+	f.Add(new(enc).length(64).bytes(0, addScaledNew, scaleTiny).b)
+	f.Fuzz(checkAxpy)
+}
+
+func checkAxpy(t *testing.T, data []byte) {
+	s := newSource(data)
+	n := s.length()
+	offs := s.byte()
+	modeB := s.byte()
+	mode := int(modeB) % numAxpyModes
+	s.setScale()
+	alpha := s.float()
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range x {
+		x[i], y[i] = s.float(), s.float()
+	}
+	names := [...]string{"Axpy", "AddScaledTo (new dst)", "AddScaledTo (dst = x)", "AddScaledTo (dst = y)",
+		"Sub (new dst)", "Sub (dst = x)", "Sub (dst = y)", "Axpy (y = x)"}
+	paths(func(path string, accel bool) {
+		gx, gy := newGuarded(x, int(offs)), newGuarded(y, int(offs>>3))
+		gd := newGuarded(rep(math.Float64frombits(guardBits^1), n), int(modeB>>3)) // junk to be overwritten
+		xs, ys, ds := gx.s(), gy.s(), gd.s()
+		var out []float64
+		var g guarded
+		switch mode {
+		case axpyInPlace:
+			vec.Axpy(alpha, xs, ys)
+			out, g = ys, gy
+		case addScaledNew:
+			vec.AddScaledTo(ds, ys, alpha, xs)
+			out, g = ds, gd
+		case addScaledDstX:
+			vec.AddScaledTo(xs, ys, alpha, xs)
+			out, g = xs, gx
+		case addScaledDstY:
+			vec.AddScaledTo(ys, ys, alpha, xs)
+			out, g = ys, gy
+		case subNew:
+			vec.Sub(ds, xs, ys)
+			out, g = ds, gd
+		case subDstX:
+			vec.Sub(xs, xs, ys)
+			out, g = xs, gx
+		case subDstY:
+			vec.Sub(ys, xs, ys)
+			out, g = ys, gy
+		case axpySelf:
+			vec.Axpy(alpha, xs, xs)
+			out, g = xs, gx
+		}
+		what := fmt.Sprintf("%s: %s (n = %d, alpha = %v)", path, names[mode], n, alpha)
+		for _, gg := range []guarded{gx, gy, gd} {
+			if err := gg.intact(); err != nil {
+				t.Errorf("%s: %v", what, err)
+			}
+		}
+		// Inputs that are not the output must be unchanged.
+		if &g.buf[0] != &gx.buf[0] && !sameBits(xs, x) {
+			t.Errorf("%s modified x", what)
+		}
+		if &g.buf[0] != &gy.buf[0] && !sameBits(ys, y) {
+			t.Errorf("%s modified y", what)
+		}
+		for i, got := range out {
+			var fused, unfused float64
+			switch {
+			case mode >= subNew && mode <= subDstY:
+				fused = x[i] - y[i]
+				unfused = fused
+			case mode == axpySelf:
+				fused = math.FMA(alpha, x[i], x[i])
+				unfused = float64(alpha*x[i]) + x[i] // the conversion forbids fusing
+			default:
+				fused = math.FMA(alpha, x[i], y[i])
+				unfused = float64(alpha*x[i]) + y[i]
+			}
+			ok := sameValue(got, fused) || !accel && sameValue(got, unfused)
+			if !ok {
+				want := fmt.Sprintf("%v (fused)", fused)
+				if !accel {
+					want += fmt.Sprintf(" or %v (unfused)", unfused)
+				}
+				t.Errorf("%s: element %d (x %v, y %v): got %v, want %s", what, i, x[i], y[i], got, want)
+				break
+			}
+		}
+	})
+}
+
+// sameValue reports whether a and b have the same bits, or are both NaN
+// (NaN payloads are not specified).
+func sameValue(a, b float64) bool {
+	return math.Float64bits(a) == math.Float64bits(b) || math.IsNaN(a) && math.IsNaN(b)
+}
+
+// FuzzSoftThreshold checks SoftThreshold bit for bit against its definition
+// (x - t, x + t, or +0 for |x| <= t, -0 included; NaN for NaN), in place and
+// not, and that an invalid threshold panics on both paths without writing.
+//
+// Input: length, offsets byte (x at b&7, dst at b>>3&7), mode byte (b&1: in
+// place; b&2: t as decoded, which may be negative, NaN or Inf, else |t|),
+// scale, t, then x.
+func FuzzSoftThreshold(f *testing.F) {
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 19, 33, 64, 150} {
+		f.Add(new(enc).length(n).bytes(byte(n*7), byte(n&1), scaleOne).f(0.5).b)
+	}
+	vals := []float64{-1, 1, negZ, 0, nan, inf, -inf, ulp1, -ulp1, tiny, -tiny, 0x1p-1022, maxF, -maxF, snan, negNaN, 0.5, -0.5}
+	for _, th := range []float64{0, negZ, 1, 0.5, maxF, tiny, 0x1p-1022, 1 - 0x1p-53, 2} {
+		for mode := range byte(2) {
+			n := len(vals)
+			f.Add(new(enc).length(n).bytes(byte(mode*9), mode, scaleOne).f(th).f(vals...).b)
+		}
+	}
+	for _, th := range []float64{-1, nan, inf, -inf, -tiny} { // must panic
+		f.Add(new(enc).length(5).bytes(0, 2, scaleOne).f(th).f(1, 2, 3, 4, 5).b)
+	}
+	f.Add(new(enc).length(50).bytes(3, 0, scaleTiny).f(0x1p-1060).b)
+	f.Add(new(enc).length(50).bytes(3, 1, scaleHuge).f(0x1p1020).b)
+	f.Fuzz(checkSoftThreshold)
+}
+
+func checkSoftThreshold(t *testing.T, data []byte) {
+	s := newSource(data)
+	n := s.length()
+	offs := s.byte()
+	mode := s.byte()
+	s.setScale()
+	th := s.float()
+	if mode&2 == 0 {
+		th = math.Abs(th)
+	}
+	x := s.floats(n)
+	inPlace := mode&1 != 0
+	valid := th >= 0 && !math.IsInf(th, 1)
+	want := make([]float64, n)
+	for i, v := range x {
+		switch {
+		case math.IsNaN(v):
+			want[i] = math.NaN()
+		case v > th:
+			want[i] = v - th
+		case v < -th:
+			want[i] = v + th
+		default:
+			want[i] = 0 // +0, also for v = -0
+		}
+	}
+	var outs [][]float64
+	paths(func(path string, _ bool) {
+		gx := newGuarded(x, int(offs))
+		gd := newGuarded(rep(math.Float64frombits(guardBits^1), n), int(offs>>3))
+		xs, ds := gx.s(), gd.s()
+		if inPlace {
+			ds = xs
+		}
+		what := fmt.Sprintf("%s: SoftThreshold (n = %d, t = %v, in place %v)", path, n, th, inPlace)
+		if !valid {
+			if err := expectPanic("vec.SoftThreshold", func() { vec.SoftThreshold(ds, xs, th) }); err != nil {
+				t.Errorf("%s: %v", what, err)
+			}
+			checkUntouched(t, what, gx, x)
+			checkUntouched(t, what, gd, rep(math.Float64frombits(guardBits^1), n))
+			return
+		}
+		vec.SoftThreshold(ds, xs, th)
+		if err := gx.intact(); err != nil {
+			t.Errorf("%s: %v", what, err)
+		}
+		if err := gd.intact(); err != nil {
+			t.Errorf("%s: %v", what, err)
+		}
+		if !inPlace && !sameBits(xs, x) {
+			t.Errorf("%s modified x", what)
+		}
+		for i, got := range ds {
+			if !sameValue(got, want[i]) {
+				t.Errorf("%s: element %d (x = %v): got %v (bits %#x), want %v (bits %#x)",
+					what, i, x[i], got, math.Float64bits(got), want[i], math.Float64bits(want[i]))
+				break
+			}
+		}
+		outs = append(outs, append([]float64(nil), ds...))
+	})
+	// "The same bits on every implementation": NaN payloads included (both
+	// paths return the quieted input NaN).
+	if len(outs) == 2 && !sameBits(outs[0], outs[1]) {
+		t.Errorf("SoftThreshold (t = %v): generic %v and accelerated %v differ in bits", th, outs[0], outs[1])
+	}
+}
+
+// FuzzNrm2 checks Nrm2 against the exact norm with the error bound and
+// overflow promise of its doc, Asum as an exact sum of |x[i]| (sumSpec with
+// y = 1), and Scal bit for bit, on both paths (Nrm2 runs on Dot).
+//
+// Input: length, offset byte, scale, alpha (for Scal), then x.
+func FuzzNrm2(f *testing.F) {
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 15, 16, 17, 32, 33, 100, 1099} {
+		f.Add(new(enc).length(n).bytes(byte(n), scaleOne).f(2).b)
+		f.Add(new(enc).length(n).bytes(byte(n), scaleHuge).f(0.5).b)
+		f.Add(new(enc).length(n).bytes(byte(n), scaleTiny).f(0x1p1000).b)
+	}
+	for _, x := range [][]float64{
+		{maxF * 0.7071067811865476, maxF * 0.7071067811865476},      // norm just below Max
+		{maxF * 0.7071067811865475, maxF * 0.7071067811865476},      // and above
+		append(rep(0x1p-600, 20), 1e300),                            // one huge, many tiny
+		append(rep(0x1p600, 20), 0x1p-1074),                         // squares overflow
+		rep(0x1p-520, 33),                                           // sum of squares below the fast path's floor
+		rep(tiny, 9),                                                // subnormal norm
+		{3, 4, nan, inf},                                            // NaN wins
+		{3, -inf, 4},                                                // Inf
+		{negZ, negZ},                                                // zero norm
+		seq(45, 0x1p-450, -0x1p-449, 0x1p-451),                      // fast path boundary 2^-900
+		seq(37, 1.3407807929942596e154, -1.3407807929942596e154, 1), // squares near Max
+	} {
+		n := len(x)
+		f.Add(new(enc).length(n).bytes(byte(n), scaleOne).f(-3).f(x...).b)
+	}
+	f.Fuzz(checkNrm2)
+}
+
+func checkNrm2(t *testing.T, data []byte) {
+	s := newSource(data)
+	n := s.length()
+	off := s.byte()
+	s.setScale()
+	alpha := s.float()
+	x := s.floats(n)
+	abs := make([]float64, n)
+	for i, v := range x {
+		abs[i] = math.Abs(v)
+	}
+	asum := productSpec(abs, rep(1, n))
+	paths(func(path string, _ bool) {
+		g := newGuarded(x, int(off))
+		got := vec.Nrm2(g.s())
+		if err := checkNorm(x, got); err != nil {
+			t.Errorf("%s: Nrm2 (n = %d): %v", path, n, err)
+		}
+		checkUntouched(t, path+": Nrm2", g, x)
+		if err := asum.check(vec.Asum(g.s())); err != nil {
+			t.Errorf("%s: Asum (n = %d): %v", path, n, err)
+		}
+		checkUntouched(t, path+": Asum", g, x)
+		vec.Scal(alpha, g.s())
+		if err := g.intact(); err != nil {
+			t.Errorf("%s: Scal: %v", path, err)
+		}
+		for i, v := range g.s() {
+			if want := alpha * x[i]; !sameValue(v, want) {
+				t.Errorf("%s: Scal(%v): element %d (x = %v): got %v, want %v", path, alpha, i, x[i], v, want)
+				break
+			}
+		}
+	})
+}
+
+// checkNorm checks a computed Euclidean norm of x against vec.Nrm2's
+// promise: NaN for a NaN input, +Inf for an infinite one, else relative
+// error below (n+2)*2^-52 plus 2^-1074 absolute for a subnormal norm, and
+// +Inf only when the norm overflows (to within that bound).
+func checkNorm(x []float64, got float64) error {
+	hasInf := false
+	for _, v := range x {
+		if math.IsNaN(v) {
+			if math.IsNaN(got) {
+				return nil
+			}
+			return fmt.Errorf("got %v, want NaN", got)
+		}
+		hasInf = hasInf || math.IsInf(v, 0)
+	}
+	if hasInf {
+		if math.IsInf(got, 1) {
+			return nil
+		}
+		return fmt.Errorf("got %v, want +Inf", got)
+	}
+	sq := newExact()
+	var b big.Float
+	for _, v := range x {
+		b.SetFloat64(v)
+		sq.Add(sq, new(big.Float).Mul(&b, &b))
+	}
+	norm := new(big.Float).SetPrec(256).Sqrt(sq) // relative error 2^-255
+	rel := float64(len(x)+2)*0x1p-52 + 0x1p-250
+	bound := new(big.Float).Mul(norm, big.NewFloat(rel))
+	if norm.Cmp(big64(0x1p-1022)) < 0 {
+		bound.Add(bound, big64(0x1p-1074))
+	}
+	if math.IsInf(got, 1) {
+		// Inf is the rounding of a value >= overflowAt.
+		if new(big.Float).Add(norm, bound).Cmp(overflowAt) >= 0 {
+			return nil
+		}
+		return fmt.Errorf("got +Inf, want %s: the norm does not overflow", fmtBig(norm))
+	}
+	if math.IsNaN(got) || math.IsInf(got, -1) || got < 0 {
+		return fmt.Errorf("got %v, want %s", got, fmtBig(norm))
+	}
+	diff := new(big.Float).Sub(big64(got), norm)
+	if diff.Abs(diff).Cmp(bound) > 0 {
+		r, _ := new(big.Float).Quo(diff, bound).Float64()
+		return fmt.Errorf("got %v, want %s: error %s is %.3g times the bound", got, fmtBig(norm), fmtBig(diff), r)
+	}
+	return nil
+}
+
+// FuzzMulVec checks every entry of MulVec and MulTransVec against sumSpec
+// for its row (column) on both paths, with garbage in dst beforehand, and
+// that mismatched dimensions panic.
+//
+// Input: rows byte (b%14 below 224, else 14+(b-224)*4), cols byte (b%40
+// below 200, else 40+(b-200)*5; rows*cols is capped at 4096), offsets byte
+// (a at b&7, x at b>>3&7), mode byte (b>>3&7: dst offset; b == 255: the
+// dimension checks), scale, then a (row-major), x (cols), x for
+// MulTransVec (rows).
+func FuzzMulVec(f *testing.F) {
+	for _, rc := range [][2]int{{0, 0}, {0, 3}, {3, 0}, {1, 1}, {4, 4}, {5, 7}, {8, 8}, {9, 13}, {13, 39}, {4, 33}, {12, 17}} {
+		f.Add(new(enc).bytes(byte(rc[0]), byte(rc[1]), byte(rc[0]*9+rc[1]), 0, scaleOne).b)
+	}
+	f.Add(new(enc).bytes(255, 255, 0, 0, scaleOne).b) // 138 x 315, capped
+	f.Add(new(enc).bytes(6, 9, 0, 255, scaleOne).b)   // dimension checks
+	f.Add(new(enc).bytes(8, 12, 1, 8, scaleHuge).b)
+	f.Add(new(enc).bytes(8, 12, 2, 16, scaleTiny).b)
+	// A 4 x 5 matrix with NaN, Inf, overflow and 0*Inf in different rows
+	// and columns, for both products.
+	a := []float64{
+		1, 2, 3, 4, 5,
+		nan, 1, 1, 1, 1,
+		inf, 0, 1, 1, -inf,
+		maxF, maxF, -maxF, 1, 1,
+	}
+	f.Add(new(enc).bytes(4, 5, 0, 0, scaleOne).f(a...).f(1, 1, 1, 0, 1).f(1, 0, 2, 3).b)
+	f.Fuzz(checkMulVec)
+}
+
+func checkMulVec(t *testing.T, data []byte) {
+	s := newSource(data)
+	rb, cb := int(s.byte()), int(s.byte())
+	rows, cols := rb%14, cb%40
+	if rb >= 224 {
+		rows = 14 + (rb-224)*4
+	}
+	if cb >= 200 {
+		cols = 40 + (cb-200)*5
+	}
+	for rows*cols > 4096 { // the exact oracle costs O(rows*cols) big.Float operations
+		rows /= 2
+	}
+	offs := s.byte()
+	mode := s.byte()
+	s.setScale()
+	a := s.floats(rows * cols)
+	x := s.floats(cols)
+	xt := s.floats(rows)
+	rowSpec := make([]*sumSpec, rows)
+	for i := range rowSpec {
+		rowSpec[i] = productSpec(a[i*cols:(i+1)*cols], x)
+	}
+	colSpec := make([]*sumSpec, cols)
+	col := make([]float64, rows)
+	for j := range colSpec {
+		for i := range col {
+			col[i] = a[i*cols+j]
+		}
+		colSpec[j] = productSpec(col, xt)
+	}
+	junk := math.Float64frombits(guardBits ^ 1)
+	paths(func(path string, _ bool) {
+		ga, gx, gxt := newGuarded(a, int(offs)), newGuarded(x, int(offs>>3)), newGuarded(xt, int(offs>>3))
+		gd := newGuarded(rep(junk, rows), int(mode>>3))
+		if mode == 255 {
+			dimensionPanics(t, path, ga.s(), rows, cols, gx.s(), gxt.s())
+		}
+		vec.MulVec(gd.s(), ga.s(), rows, cols, gx.s())
+		what := fmt.Sprintf("%s: MulVec (%d x %d)", path, rows, cols)
+		if err := gd.intact(); err != nil {
+			t.Errorf("%s: %v", what, err)
+		}
+		checkUntouched(t, what, ga, a)
+		checkUntouched(t, what, gx, x)
+		for i, got := range gd.s() {
+			if err := rowSpec[i].check(got); err != nil {
+				t.Errorf("%s: row %d: %v", what, i, err)
+			}
+		}
+		gd = newGuarded(rep(junk, cols), int(mode>>3))
+		vec.MulTransVec(gd.s(), ga.s(), rows, cols, gxt.s())
+		what = fmt.Sprintf("%s: MulTransVec (%d x %d)", path, rows, cols)
+		if err := gd.intact(); err != nil {
+			t.Errorf("%s: %v", what, err)
+		}
+		checkUntouched(t, what, ga, a)
+		checkUntouched(t, what, gxt, xt)
+		for j, got := range gd.s() {
+			if err := colSpec[j].check(got); err != nil {
+				t.Errorf("%s: column %d: %v", what, j, err)
+			}
+		}
+	})
+}
+
+// dimensionPanics checks that MulVec and MulTransVec panic, naming
+// themselves, on every kind of dimension mismatch.
+func dimensionPanics(t *testing.T, path string, a []float64, rows, cols int, x, xt []float64) {
+	t.Helper()
+	bad := func(what, name string, f func()) {
+		if err := expectPanic(name, f); err != nil {
+			t.Errorf("%s: %s: %v", path, what, err)
+		}
+	}
+	dst := make([]float64, rows+cols+1)
+	bad("MulVec with a long dst", "vec.MulVec", func() { vec.MulVec(dst[:rows+1], a, rows, cols, x) })
+	bad("MulVec with a long x", "vec.MulVec", func() { vec.MulVec(dst[:rows], a, rows, cols, append(x[:cols:cols], 1)) })
+	bad("MulVec with negative rows", "vec.MulVec", func() { vec.MulVec(dst[:0], a, -1, cols, x) })
+	bad("MulVec with a long a", "vec.MulVec", func() { vec.MulVec(dst[:rows], append(a[:len(a):len(a)], 0), rows, cols, x) })
+	bad("MulTransVec with a long dst", "vec.MulTransVec", func() { vec.MulTransVec(dst[:cols+1], a, rows, cols, xt) })
+	bad("MulTransVec with a long x", "vec.MulTransVec", func() { vec.MulTransVec(dst[:cols], a, rows, cols, append(xt[:rows:rows], 1)) })
+	bad("MulTransVec with negative cols", "vec.MulTransVec", func() { vec.MulTransVec(dst[:0], a, rows, -1, xt) })
+}
