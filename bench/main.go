@@ -61,6 +61,23 @@ func (c *common) register(fs *flag.FlagSet) {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
+// parseIncreasing reads a comma-separated, strictly increasing list of
+// values that parse accepts; what names one value in error messages.
+func parseIncreasing[T int | float64](s, what string, parse func(string) (T, bool)) ([]T, error) {
+	var out []T
+	for _, f := range splitList(s) {
+		v, ok := parse(f)
+		if !ok {
+			return nil, fmt.Errorf("bad %s %q", what, f)
+		}
+		if len(out) > 0 && v <= out[len(out)-1] {
+			return nil, fmt.Errorf("%ss must increase: %q", what, s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
 // job is one command to run with its parsed flags.
 type job struct {
 	cmd  Command

@@ -208,21 +208,14 @@ func onebitFlags(fs *flag.FlagSet) RunFunc {
 
 // parseRatios reads a comma-separated, increasing list of positive ratios.
 func parseRatios(s string) ([]float64, error) {
-	var out []float64
-	for _, f := range splitList(s) {
+	out, err := parseIncreasing(s, "ratio", func(f string) (float64, bool) {
 		v, err := strconv.ParseFloat(f, 64)
-		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("bad ratio %q", f)
-		}
-		if len(out) > 0 && v <= out[len(out)-1] {
-			return nil, fmt.Errorf("ratios must increase: %q", s)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
+		return v, err == nil && v > 0 && !math.IsInf(v, 0)
+	})
+	if err == nil && len(out) == 0 {
 		return nil, errors.New("no ratio given")
 	}
-	return out, nil
+	return out, err
 }
 
 // instanceSeed derives the seed of one generated instance from -seed and

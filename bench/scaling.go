@@ -69,19 +69,12 @@ type ScalingSlope struct {
 	Slope float64 `json:"slope"`
 }
 
+// parseInts reads a comma-separated, increasing list of positive sizes.
 func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range splitList(s) {
+	return parseIncreasing(s, "size", func(f string) (int, bool) {
 		v, err := strconv.Atoi(f)
-		if err != nil || v < 1 {
-			return nil, fmt.Errorf("bad size %q", f)
-		}
-		if len(out) > 0 && v <= out[len(out)-1] {
-			return nil, fmt.Errorf("sizes must increase: %q", s)
-		}
-		out = append(out, v)
-	}
-	return out, nil
+		return v, err == nil && v >= 1
+	})
 }
 
 func scalingFlags(fs *flag.FlagSet) RunFunc {
