@@ -186,7 +186,10 @@ type Report struct {
 // Metrics of the test scores at p.Threshold. It returns the first error in
 // split order: from Splits, from score (wrapped with the split), scores of
 // the wrong length or with NaN, a metric that is undefined, or ctx's error
-// when it is cancelled (splits not yet started are skipped).
+// when it is cancelled (splits not yet started are skipped). With an error
+// from a split or from ctx, the Report is still returned (nil only when
+// Splits fails): it holds the splits that completed, in split order, with
+// Mean and Std over them, so that an interrupted run keeps what it did.
 func (p Protocol) Run(ctx context.Context, data *Dataset, score ScoreFunc) (*Report, error) {
 	splits, err := p.Splits(data.Labels())
 	if err != nil {
@@ -231,16 +234,23 @@ func (p Protocol) Run(ctx context.Context, data *Dataset, score ScoreFunc) (*Rep
 		close(next)
 		wg.Wait()
 	}
-	// Report the error of the earliest failing split; a cancellation caused
-	// by it shows up only on later splits.
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+	// Report the error of the earliest failing split (a cancellation caused
+	// by it shows up only on later splits) beside the splits that completed.
+	var first error
+	done := res[:0]
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			done = append(done, res[i])
+		case first == nil:
+			first = err
 		}
 	}
-	r := &Report{Protocol: p, Folds: res}
-	r.Mean, r.Std = meanStd(res)
-	return r, nil
+	r := &Report{Protocol: p, Folds: done}
+	if len(done) > 0 {
+		r.Mean, r.Std = meanStd(done)
+	}
+	return r, first
 }
 
 func (p Protocol) runSplit(ctx context.Context, data *Dataset, s Split, score ScoreFunc, out *FoldResult) error {

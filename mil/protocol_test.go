@@ -272,11 +272,19 @@ func TestRunErrors(t *testing.T) {
 		}
 		return maxFeature(0)(ctx, train, test)
 	}
-	if _, err := p.Run(context.Background(), d, failing); !errors.Is(err, boom) || !strings.Contains(err.Error(), "repeat 0, fold 2") {
+	rep, err := p.Run(context.Background(), d, failing)
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "repeat 0, fold 2") {
 		t.Errorf("got %v", err)
 	}
 	if calls != 3 {
 		t.Errorf("%d calls after the failure, want it to stop at 3", calls)
+	}
+	// The two splits done before the failure are kept, with their summary.
+	if rep == nil || len(rep.Folds) != 2 || rep.Folds[0].Fold != 0 || rep.Folds[1].Fold != 1 {
+		t.Fatalf("partial report %+v, want folds 0 and 1", rep)
+	}
+	if want := (rep.Folds[0].Metrics.AUC + rep.Folds[1].Metrics.AUC) / 2; math.Abs(rep.Mean.AUC-want) > 1e-15 {
+		t.Errorf("partial mean AUC %v, want %v", rep.Mean.AUC, want)
 	}
 	short := func(_ context.Context, _, test *Dataset) ([]float64, error) {
 		return make([]float64, test.NumBags()-1), nil
@@ -294,8 +302,8 @@ func TestRunErrors(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := p.Run(ctx, d, maxFeature(0)); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled: %v", err)
+	if rep, err := p.Run(ctx, d, maxFeature(0)); !errors.Is(err, context.Canceled) || rep == nil || len(rep.Folds) != 0 {
+		t.Errorf("cancelled: %v, %+v", err, rep)
 	}
 	p.Threshold = math.NaN()
 	if _, err := p.Run(context.Background(), d, maxFeature(0)); err == nil {

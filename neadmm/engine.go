@@ -162,6 +162,9 @@ const (
 	// StopError: a subproblem failed or an iterate was not finite; Solve
 	// also returns the error.
 	StopError
+	// StopInvalid: the options, the dimensions or the initial point were
+	// rejected before any work; Solve also returns the error.
+	StopInvalid
 )
 
 // String returns a short name of the reason.
@@ -177,6 +180,8 @@ func (r StopReason) String() string {
 		return "stopped by callback"
 	case StopError:
 		return "error"
+	case StopInvalid:
+		return "invalid input"
 	}
 	return fmt.Sprintf("StopReason(%d)", int(r))
 }
@@ -219,15 +224,16 @@ type Solver struct {
 //     in the same iteration) or if the callback asked to.
 //
 // The context is checked before every iteration. Solve returns an error
-// without doing any work for invalid options, dimensions that disagree with
-// p.Dims, or a non-finite initial x1, x2 or y. During the solve it returns
+// without doing any work (Reason StopInvalid) for invalid options (see
+// Options.Validate), dimensions that disagree with p.Dims, or a non-finite
+// initial x1, x2 or y. During the solve it returns
 // an error (with Reason StopError) naming the iteration when a subproblem
 // fails or x1, x2, y or a residual becomes NaN or infinite (the iterates
 // are then left as they are), and ctx's error (wrapped, with Reason
 // StopCancelled) on cancellation. The Result is meaningful in every case.
 func (sv *Solver) Solve(ctx context.Context, p Problem, x1, x2, y []float64, opt Options) (Result, error) {
-	res := Result{Rho: opt.Rho, Objective: math.NaN()}
-	if err := opt.check(); err != nil {
+	res := Result{Rho: opt.Rho, Objective: math.NaN(), Reason: StopInvalid}
+	if err := opt.Validate(); err != nil {
 		return res, err
 	}
 	opt.setDefaults()
@@ -247,6 +253,7 @@ func (sv *Solver) Solve(ctx context.Context, p Problem, x1, x2, y []float64, opt
 			return res, fmt.Errorf("neadmm: initial %s: %w", v.name, ErrNotFinite)
 		}
 	}
+	res.Reason = 0 // the input is valid: the loop below decides
 	sv.f1 = grow(sv.f1, m)
 	sv.f2 = grow(sv.f2, m)
 	sv.f2old = grow(sv.f2old, m)
@@ -367,7 +374,10 @@ func allFinite(x []float64) bool {
 	return true
 }
 
-func (o *Options) check() error {
+// Validate reports the first invalid field of o, as Solve would before
+// any work. Packages that build Options for the engine call it to reject
+// bad settings before their own setup work.
+func (o Options) Validate() error {
 	bad := func(name string, v float64, want string) error {
 		return fmt.Errorf("neadmm: Options.%s = %g, want %s", name, v, want)
 	}

@@ -432,9 +432,17 @@ func TestSolveBadInput(t *testing.T) {
 		calls := 0
 		opt.Callback = func(neadmm.Iteration) bool { calls++; return false }
 		var sv neadmm.Solver
-		_, err := sv.Solve(context.Background(), sqrtProblem{}, def(tc.x1), def(tc.x2), def(tc.y), opt)
+		res, err := sv.Solve(context.Background(), sqrtProblem{}, def(tc.x1), def(tc.x2), def(tc.y), opt)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || calls != 0 {
 			t.Errorf("want error %q, got %v (%d iterations)", tc.want, err, calls)
+		}
+		if res.Reason != neadmm.StopInvalid || res.Iterations != 0 {
+			t.Errorf("%q: Reason %v after %d iterations, want %v after 0", tc.want, res.Reason, res.Iterations, neadmm.StopInvalid)
+		}
+		// Validate gives Solve's error for bad options and nil otherwise.
+		optionCase := tc.x1 == nil && tc.x2 == nil && tc.y == nil
+		if verr := opt.Validate(); optionCase && (verr == nil || verr.Error() != err.Error()) || !optionCase && verr != nil {
+			t.Errorf("%q: Validate() = %v, Solve: %v", tc.want, verr, err)
 		}
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-
-	"github.com/neadmm/neadmm/vec"
 )
 
 // GenOptions describes a random instance of the standard protocol.
@@ -16,7 +14,11 @@ type GenOptions struct {
 	// (noise); in [0, 1].
 	Flip float64
 	// Seed makes the instance reproducible: equal options give equal
-	// instances on every platform.
+	// instances on every machine of one architecture, whatever its CPU
+	// features. Across architectures an entry of Phi can differ by 1 ulp
+	// (math/rand/v2's NormFloat64 calls math.Log in its rare tail branch,
+	// assembly on amd64 and Go with fused multiply-adds on arm64), which
+	// changes y only for a measurement within rounding of zero.
 	Seed uint64
 }
 
@@ -69,18 +71,32 @@ func Generate(opt GenOptions) (*Instance, error) {
 		perm[i], perm[j] = perm[j], perm[i]
 	}
 	in.Support = perm[:k:k]
+	// X and y are computed with plain loops over the support in draw order,
+	// each product rounded on its own (the float64 conversions forbid FMA
+	// contraction), not with the vec kernels: their rounding depends on the
+	// CPU, and the instance must not.
 	for {
+		ss := 0.0
 		for _, j := range in.Support {
-			in.X[j] = r.NormFloat64()
+			v := r.NormFloat64()
+			in.X[j] = v
+			ss += float64(v * v)
 		}
-		if nx := vec.Nrm2(in.X); nx > 0 {
-			vec.Scal(1/nx, in.X)
+		if ss > 0 {
+			nx := math.Sqrt(ss)
+			for _, j := range in.Support {
+				in.X[j] /= nx
+			}
 			break
 		}
 	}
-	vec.MulVec(in.Y, in.Phi, m, n, in.X)
-	for i, v := range in.Y {
-		in.Y[i] = sign(v)
+	for i := range in.Y {
+		row := in.Phi[i*n : (i+1)*n]
+		a := 0.0
+		for _, j := range in.Support {
+			a += float64(row[j] * in.X[j])
+		}
+		in.Y[i] = sign(a)
 	}
 	if opt.Flip > 0 {
 		for i := range in.Y {

@@ -123,10 +123,11 @@ func (p *Problem) Y() []float64 { return p.y }
 
 // Norm2 returns the estimate of ||Phi||_2^2, the largest eigenvalue of
 // Phi^T Phi, that the solvers use for their step sizes: the power method's
-// last Rayleigh quotient (a lower bound, converged to a relative change
-// below 1e-6) times 1.02. FISTA's fixed step 1/L tolerates an L that is
-// up to 25% low, so the margin is generous; the tests check the estimate
-// against a long power iteration. Norm2 is 0 for Phi = 0.
+// last Rayleigh quotient (a lower bound, stopped at a relative change
+// below 1e-6) times 1.02, so that the step 1/L derived from it stays
+// within FISTA's convergence condition L >= the Lipschitz constant even
+// when the power method has not quite converged; the tests check the
+// estimate against a long power iteration. Norm2 is 0 for Phi = 0.
 func (p *Problem) Norm2() float64 { return p.norm2 }
 
 // Objective returns the objective of the paper's problem,

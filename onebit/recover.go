@@ -162,7 +162,7 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 	}
 	s.resize(p)
 	backprojection(x, p)
-	vec.Scal(1/vec.Nrm2(x), x)
+	normalize(x)
 	copy(s.w, x)
 	clear(s.dual)
 

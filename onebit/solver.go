@@ -72,10 +72,10 @@ type Options struct {
 }
 
 // DefaultOptions returns the settings this package recommends for the
-// paper's problem: the paper's lambda = 0.01 and 100 iterations, but a rho
-// growing geometrically from 5 (2% per iteration) instead of the paper's
-// fixed rho = 1, which stalls; see the package documentation for the
-// measurement behind the choice.
+// paper's problem: the paper's lambda = 0.01 and 100 iterations, but a
+// fixed rho = 10 instead of the paper's fixed rho = 1, which stalls (see
+// PaperOptions, and the package documentation for the measurement behind
+// the choice).
 func DefaultOptions() Options {
 	return Options{
 		Lambda:       0.01,
@@ -116,7 +116,10 @@ func (o *Options) check() error {
 	case o.Start < StartBackprojection || o.Start > StartGiven:
 		return fmt.Errorf("%w: unknown Start %d", ErrBadInput, int(o.Start))
 	}
-	return nil // the engine checks the rest (Policy, RhoGrowth)
+	if err := o.engine().Validate(); err != nil { // Policy, RhoGrowth
+		return fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	return nil
 }
 
 func (o *Options) engine() neadmm.Options {
@@ -181,7 +184,9 @@ func (s *Solver) resize(p *Problem) {
 // agree. With opt.Start == StartGiven, x also holds the starting point.
 //
 // Solve returns an error wrapping ErrBadInput, before any work, for invalid
-// options, len(x) != N, or a StartGiven x that is zero or not finite. It
+// options (the engine's included), len(x) != N, or a StartGiven x that is
+// zero or not finite (any finite non-zero x, however small or large, is a
+// valid start). It
 // returns the engine's errors (wrapping context.Canceled and the like on
 // cancellation, or neadmm.ErrNotFinite) during the solve; x then holds the
 // normalized last iterate when it is finite. The Result is meaningful in
@@ -195,8 +200,13 @@ func (s *Solver) Solve(ctx context.Context, p *Problem, x []float64, opt Options
 		return res, fmt.Errorf("%w: len(x) = %d, want N = %d", ErrBadInput, len(x), p.n)
 	}
 	if opt.Start == StartGiven {
-		if nx := vec.Nrm2(x); !(nx > 0 && nx <= math.MaxFloat64) {
-			return res, fmt.Errorf("%w: StartGiven: ||x|| = %g, want finite and > 0", ErrBadInput, nx)
+		for j, v := range x {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return res, fmt.Errorf("%w: StartGiven: x[%d] = %g, want finite", ErrBadInput, j, v)
+			}
+		}
+		if vec.Nrm2(x) == 0 {
+			return res, fmt.Errorf("%w: StartGiven: x = 0, want a non-zero start", ErrBadInput)
 		}
 	}
 	s.resize(p)
@@ -209,10 +219,27 @@ func (s *Solver) Solve(ctx context.Context, p *Problem, x []float64, opt Options
 			x[j] = r.NormFloat64()
 		}
 	}
-	vec.Scal(1/vec.Nrm2(x), x)
+	normalize(x)
 	copy(s.w, x)
 	clear(s.dual)
 	return s.run(ctx, p, x, opt, nil)
+}
+
+// normalize scales a finite, non-zero x to unit norm. A norm that
+// overflows (finite entries near MaxFloat64) or whose reciprocal does
+// (subnormal entries) is first brought into range by an exact power-of-two
+// scaling.
+func normalize(x []float64) {
+	nx := vec.Nrm2(x)
+	switch {
+	case math.IsInf(nx, 1):
+		vec.Scal(0x1p-4, x)
+		nx = vec.Nrm2(x)
+	case nx < 0x1p-1000:
+		vec.Scal(0x1p1000, x)
+		nx = vec.Nrm2(x)
+	}
+	vec.Scal(1/nx, x)
 }
 
 // backprojection sets x = Phi^T y (e_1 if that is zero), not normalized.

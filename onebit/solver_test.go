@@ -195,6 +195,16 @@ func TestSolveStarts(t *testing.T) {
 	}
 }
 
+// equalNaN is equal with NaN equal to NaN.
+func equalNaN(a, b []float64) bool {
+	for i := range a {
+		if a[i] != b[i] && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
 func equal(a, b []float64) bool {
 	for i := range a {
 		if a[i] != b[i] {
@@ -229,23 +239,42 @@ func TestSolveErrors(t *testing.T) {
 		{"short x", func(o *onebit.Options) {}, make([]float64, 9)},
 		{"given zero", func(o *onebit.Options) { o.Start = onebit.StartGiven }, make([]float64, 10)},
 		{"given NaN", func(o *onebit.Options) { o.Start = onebit.StartGiven }, []float64{1, nan, 0, 0, 0, 0, 0, 0, 0, 0}},
+		{"given Inf", func(o *onebit.Options) { o.Start = onebit.StartGiven }, []float64{1, 0, math.Inf(-1), 0, 0, 0, 0, 0, 0, 0}},
+		{"RhoGrowth < 1", func(o *onebit.Options) { o.Policy = neadmm.RhoGeometric; o.RhoGrowth = 0.5 }, nil},
+		{"Policy", func(o *onebit.Options) { o.Policy = 7 }, nil},
 	} {
 		o := onebit.DefaultOptions()
 		c.mod(&o)
 		x := c.x
 		if x == nil {
 			x = make([]float64, 10)
+			for j := range x {
+				x[j] = float64(j + 1)
+			}
 		}
-		if _, err := s.Solve(ctx, p, x, o); !errors.Is(err, onebit.ErrBadInput) {
+		before := append([]float64(nil), x...)
+		res, err := s.Solve(ctx, p, x, o)
+		if !errors.Is(err, onebit.ErrBadInput) {
 			t.Errorf("%s: error %v, want ErrBadInput", c.name, err)
 		}
+		// Before any work: x untouched, no product, no iteration.
+		if !equalNaN(x, before) || res.Products != 0 || res.Iterations != 0 {
+			t.Errorf("%s: x %v -> %v, %d products, %d iterations; want no work", c.name, before, x, res.Products, res.Iterations)
+		}
 	}
-	// Options only the engine checks come back as its errors, still
-	// before any work.
-	o := onebit.DefaultOptions()
-	o.RhoGrowth = 0.5
-	if res, err := s.Solve(ctx, p, make([]float64, 10), o); err == nil || res.Iterations != 0 {
-		t.Errorf("RhoGrowth = 0.5: %v, %+v", err, res)
+	// Any finite non-zero start is valid, however small or large its norm:
+	// normalizing it must not overflow into Inf or NaN.
+	for _, scale := range []float64{1e-320, 0x1p-1074, math.MaxFloat64} {
+		o := onebit.DefaultOptions()
+		o.Start, o.MaxIter = onebit.StartGiven, 3
+		x := make([]float64, 10)
+		x[0], x[3] = scale, -scale
+		if _, err := s.Solve(ctx, p, x, o); err != nil {
+			t.Errorf("start %g: %v", scale, err)
+		}
+		if nx := vec.Nrm2(x); math.Abs(nx-1) > 1e-12 {
+			t.Errorf("start %g: ||x|| = %v, want 1", scale, nx)
+		}
 	}
 }
 
