@@ -26,5 +26,10 @@
 //	go test -run '^$' -fuzz '^FuzzDot$' -fuzztime 1h ./fuzz/
 //
 // A failing input is written to testdata/fuzz/FuzzDot/ and replayed by every
-// plain go test run from then on.
+// plain go test run from then on. The hard cases of each target are files
+// there too (besides the f.Add seeds, which sweep lengths and scales): one
+// file per case, named for it, with a comment after the value saying what
+// it holds (go test accepts a trailing // comment on a value line, not a
+// line of its own). Keep a finding the same way: rename the file the fuzzer
+// wrote, add the comment, and commit it with the fix.
 package fuzz

@@ -31,32 +31,15 @@ import (
 // Input: n byte (1 + b%16 below 224, else 17 + (b-224)*2, up to 79), flags
 // byte (b&1: round phi and b to a coarse grid, so that ties abound; b&2: b
 // near max phi; b&4: check the panics), scale, b, phi.
+//
+// Seeds: sizes below; the hard cases (ties, b at or above the maximum,
+// overflow, subnormal levels, NaN and Inf) are files in
+// testdata/fuzz/FuzzMaxProx.
 func FuzzMaxProx(f *testing.F) {
 	for n := 1; n <= 40; n += 3 {
 		f.Add(new(enc).bytes(byte(n-1), 0, scaleOne).b)
 		f.Add(new(enc).bytes(byte(n-1), 1, scaleOne).b)
 		f.Add(new(enc).bytes(byte(n-1), 3, scaleHuge).b)
-	}
-	for _, c := range []struct {
-		b   float64
-		phi []float64
-	}{
-		{5, []float64{1, 2, 3}},                                   // b above max phi: the top is raised
-		{5, []float64{3, 1, 3, 3}},                                // tied maxima: the first is raised
-		{-5, []float64{3, 3, 3, 3}},                               // all tied, level below
-		{0, []float64{1, 1, 1, 0.5, 0.5, -2}},                     // the level passes ties
-		{2, []float64{2}},                                         // n = 1, b = phi
-		{3, []float64{1, 3, 3}},                                   // b equals the tied max
-		{maxF, []float64{maxF, maxF, -maxF}},                      // b + phi overflows
-		{-maxF, []float64{maxF, maxF, maxF, maxF}},                // sums overflow
-		{0, []float64{tiny, -tiny, tiny, 0}},                      // subnormal level
-		{1, []float64{nan, 1}},                                    // NaN
-		{inf, []float64{1, 2}},                                    // Inf b
-		{1, []float64{2, -inf}},                                   // Inf phi
-		{0.1, []float64{0.3, 0.2, 0.1, 0.30000000000000004, 0.2}}, // a_c lands on a phi_(c+1)
-		{-1e300, seq(30, 1e300, 1e299, -3)},                       // scaled path with many in the tied set
-	} {
-		f.Add(new(enc).bytes(byte(len(c.phi)-1), 4, scaleOne).f(c.b).f(c.phi...).b)
 	}
 	f.Fuzz(checkMaxProx)
 }

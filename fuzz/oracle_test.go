@@ -302,12 +302,48 @@ func TestOracleCatchesBrokenKernels(t *testing.T) {
 			}
 			gx := newGuarded(x, 0)
 			tried++
-			if productSpec(x, y).check(b.dot(gx.buf[:n:n+1], y)) != nil {
+			if productSpec(x, y).check(b.dot(gx.buf[gx.lo:gx.lo+n:gx.lo+n+1], y)) != nil {
 				caught++
 			}
 		}
 		if caught < tried*9/10 {
 			t.Errorf("broken Dot that %s caught on %d of %d inputs", b.name, caught, tried)
+		}
+	}
+}
+
+// TestGuardedCatchesStrayWrites checks the guard bands themselves: a write
+// to the element just before or just after the vector, or anywhere in the
+// bands, is reported at every offset, 0 included, and the vector's own
+// elements are not guards.
+func TestGuardedCatchesStrayWrites(t *testing.T) {
+	for _, n := range []int{0, 1, 5} {
+		for off := range 8 {
+			g := newGuarded(rep(1, n), off)
+			if g.lo < guardLen || len(g.buf)-(g.lo+n) < guardLen {
+				t.Fatalf("n=%d off=%d: vector at %d of %d: guard band too short", n, off, g.lo, len(g.buf))
+			}
+			if err := g.intact(); err != nil {
+				t.Fatalf("n=%d off=%d: fresh buffer: %v", n, off, err)
+			}
+			for i := range g.buf {
+				if i >= g.lo && i < g.lo+n {
+					continue
+				}
+				saved := g.buf[i]
+				g.buf[i] = math.Float64frombits(guardBits ^ 1<<51) // another NaN
+				if g.intact() == nil {
+					t.Errorf("n=%d off=%d: write to buf[%d] (vector at %d) not caught", n, off, i, g.lo)
+				}
+				g.buf[i] = saved
+			}
+			s := g.s()
+			for i := range s {
+				s[i] = 2
+			}
+			if err := g.intact(); err != nil {
+				t.Errorf("n=%d off=%d: writing the vector: %v", n, off, err)
+			}
 		}
 	}
 }

@@ -6,7 +6,9 @@ import (
 )
 
 // enc builds seed inputs in the layout source decodes, so that the seeds
-// in the targets read as what they test.
+// in the targets read as what they test. (The hard cases of the vec and
+// MaxProx targets are files in testdata/fuzz, each with a comment after its
+// value saying what it holds.)
 type enc struct{ b []byte }
 
 // bytes appends raw bytes (header fields).
@@ -32,28 +34,11 @@ func (e *enc) f(v ...float64) *enc {
 	return e
 }
 
-// pairs appends x[0], y[0], x[1], y[1], ...
-func (e *enc) pairs(x, y []float64) *enc {
-	for i := range x {
-		e.f(x[i], y[i])
-	}
-	return e
-}
-
 // rep returns n copies of v.
 func rep(v float64, n int) []float64 {
 	x := make([]float64, n)
 	for i := range x {
 		x[i] = v
-	}
-	return x
-}
-
-// seq returns n values cycling through vs.
-func seq(n int, vs ...float64) []float64 {
-	x := make([]float64, n)
-	for i := range x {
-		x[i] = vs[i%len(vs)]
 	}
 	return x
 }
@@ -67,12 +52,9 @@ const (
 )
 
 var (
-	inf    = math.Inf(1)
-	nan    = math.NaN()
-	negZ   = math.Copysign(0, -1)
-	maxF   = math.MaxFloat64
-	tiny   = math.SmallestNonzeroFloat64
-	ulp1   = 1 + 0x1p-52
-	snan   = math.Float64frombits(0x7ff0000000000001)
-	negNaN = math.Float64frombits(0xfff8000000000000)
+	inf  = math.Inf(1)
+	nan  = math.NaN()
+	negZ = math.Copysign(0, -1)
+	maxF = math.MaxFloat64
+	tiny = math.SmallestNonzeroFloat64
 )

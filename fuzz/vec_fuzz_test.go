@@ -17,37 +17,14 @@ import (
 //
 // Input: length, offsets byte (x at b&7, y at b>>3&7, b&64: y is x),
 // scale, then x[0], y[0], x[1], y[1], ...
+//
+// Seeds: generated values at every length class below; the hard cases
+// (NaN, Inf, overflow, underflow, cancellation, ties) are files in
+// testdata/fuzz/FuzzDot, each described by the comment after its value.
 func FuzzDot(f *testing.F) {
 	for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 97, 199, 200, 1099} {
 		f.Add(new(enc).length(n).bytes(byte(n*5), scaleOne).b) // generated values
 	}
-	for _, c := range []struct{ x, y []float64 }{
-		{seq(37, 1, 2, 3), append(rep(1, 36), nan)},                           // NaN in the scalar tail
-		{seq(40, 1), append(append(rep(1, 17), snan), rep(1, 22)...)},         // signaling NaN mid-block
-		{[]float64{0, 1, 2}, []float64{inf, 1, 2}},                            // 0*Inf
-		{[]float64{inf, 1, -inf, 2, 3}, rep(1, 5)},                            // +Inf and -Inf products
-		{[]float64{inf, -maxF, -maxF, 1}, rep(1, 4)},                          // Inf; the rest may overflow to -Inf
-		{append([]float64{-inf}, rep(maxF, 39)...), rep(1, 40)},               // -Inf; the rest may overflow to +Inf
-		{[]float64{0x1p512, -0x1p1023}, []float64{0x1p512, 1}},                // product 2^1024: FMA may stay finite
-		{rep(maxF, 40), rep(1, 40)},                                           // overflow in every order
-		{seq(33, maxF, -maxF), rep(1, 33)},                                    // cancelling overflow
-		{seq(66, maxF, maxF, -maxF, -maxF, 0.5), rep(1, 66)},                  // NaN possible, ±Inf possible
-		{rep(0x1p-537, 50), rep(0x1p-537, 50)},                                // subnormal products
-		{rep(0x1p-538, 70), rep(0x1p-538, 70)},                                // products round to 0 unfused
-		{seq(35, 1e16, 1, -1e16), rep(1, 35)},                                 // cancellation
-		{seq(64, ulp1, 1-0x1p-53, -1), seq(64, ulp1, -ulp1, 1)},               // rounding ties
-		{[]float64{negZ, negZ, negZ}, []float64{0, 0, 0}},                     // -0 sum
-		{seq(19, tiny, -tiny, maxF), seq(19, maxF, tiny, 0x1p-1070)},          // extremes mixed
-		{seq(45, 1.3407807929942596e154), seq(45, 1.3407807929942596e154)},    // squares near Max
-		{[]float64{negNaN, 1}, []float64{1, inf}},                             // negative NaN with Inf
-		{seq(1000, 1, -1, 3, -3, 0.25), seq(1000, 0x1p-30, 0x1p30, 1, 7, -1)}, // long, mixed scales
-	} {
-		n := len(c.x)
-		f.Add(new(enc).length(n).bytes(byte(n), scaleOne).pairs(c.x, c.y).b)
-	}
-	f.Add(new(enc).length(64).bytes(0x40, scaleHuge).b) // y is x, huge: overflow
-	f.Add(new(enc).length(64).bytes(0x09, scaleTiny).b) // subnormal
-	f.Add(new(enc).length(64).bytes(0x12, scaleHalf).b) // products near the threshold
 	f.Fuzz(checkDot)
 }
 
@@ -118,34 +95,16 @@ const (
 //
 // Input: length, offsets byte (x at b&7, y at b>>3&7), mode byte (mode%8,
 // dst at b>>3&7), scale, alpha, then x[0], y[0], x[1], y[1], ...
+//
+// Seeds: every mode at several lengths below; the hard cases (0*Inf, NaN
+// and -0 alpha, overflow, subnormal results, fused-only differences), each
+// with four modes, are files in testdata/fuzz/FuzzAxpy.
 func FuzzAxpy(f *testing.F) {
 	for mode := range numAxpyModes {
 		for _, n := range []int{0, 1, 3, 4, 5, 8, 9, 31, 32, 33, 35, 100} {
 			f.Add(new(enc).length(n).bytes(byte(n*3), byte(mode+8*n), scaleOne).f(1.5).b)
 		}
 	}
-	for _, c := range []struct {
-		alpha float64
-		x, y  []float64
-	}{
-		{0, []float64{inf, 1, nan, -inf}, []float64{1, 1, 1, 1}},                    // 0*Inf, NaN
-		{maxF, seq(9, 2, -2), seq(9, -inf, inf, -maxF)},                             // overflow: fused -Inf, unfused NaN
-		{ulp1, rep(ulp1, 11), rep(-(1 + 0x1p-51), 11)},                              // fused 2^-104, unfused 0
-		{-1, seq(34, 1, negZ, 0), seq(34, negZ, negZ, 0, 1)},                        // signed zeros
-		{0x1p-600, seq(20, 0x1p-500, -0x1p-474), seq(20, tiny, -tiny, 0)},           // subnormal results
-		{1e308, seq(40, 10, -10), seq(40, negZ, 1e308)},                             // overflow of the product only
-		{-0x1p-1074, seq(5, 1, 0.5, 0.25), seq(5, 0x1p-1074, 0, negZ)},              // rounding at the subnormal floor
-		{nan, rep(0, 6), rep(1, 6)},                                                 // NaN alpha
-		{math.Copysign(0, -1), seq(17, 1, -1, inf), seq(17, 0, negZ, 2)},            // -0 alpha
-		{3, seq(67, 1.0/3, -1.0/3, 0.1), seq(67, -1, 1, -0.3, 0.30000000000000004)}, // near cancellation
-	} {
-		for _, mode := range []byte{axpyInPlace, addScaledDstX, subDstY, axpySelf} {
-			n := len(c.x)
-			f.Add(new(enc).length(n).bytes(byte(n), mode, scaleOne).f(c.alpha).pairs(c.x, c.y).b)
-		}
-	}
-	f.Add(new(enc).length(64).bytes(0, axpyInPlace, scaleHuge).b)
-	f.Add(new(enc).length(64).bytes(0, addScaledNew, scaleTiny).b)
 	f.Fuzz(checkAxpy)
 }
 
@@ -247,22 +206,14 @@ func sameValue(a, b float64) bool {
 // Input: length, offsets byte (x at b&7, dst at b>>3&7), mode byte (b&1: in
 // place; b&2: t as decoded, which may be negative, NaN or Inf, else |t|),
 // scale, t, then x.
+//
+// Seeds: lengths below; the special values under nine thresholds, the
+// invalid thresholds and the extreme scales are files in
+// testdata/fuzz/FuzzSoftThreshold.
 func FuzzSoftThreshold(f *testing.F) {
 	for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 19, 33, 64, 150} {
 		f.Add(new(enc).length(n).bytes(byte(n*7), byte(n&1), scaleOne).f(0.5).b)
 	}
-	vals := []float64{-1, 1, negZ, 0, nan, inf, -inf, ulp1, -ulp1, tiny, -tiny, 0x1p-1022, maxF, -maxF, snan, negNaN, 0.5, -0.5}
-	for _, th := range []float64{0, negZ, 1, 0.5, maxF, tiny, 0x1p-1022, 1 - 0x1p-53, 2} {
-		for mode := range byte(2) {
-			n := len(vals)
-			f.Add(new(enc).length(n).bytes(byte(mode*9), mode, scaleOne).f(th).f(vals...).b)
-		}
-	}
-	for _, th := range []float64{-1, nan, inf, -inf, -tiny} { // must panic
-		f.Add(new(enc).length(5).bytes(0, 2, scaleOne).f(th).f(1, 2, 3, 4, 5).b)
-	}
-	f.Add(new(enc).length(50).bytes(3, 0, scaleTiny).f(0x1p-1060).b)
-	f.Add(new(enc).length(50).bytes(3, 1, scaleHuge).f(0x1p1020).b)
 	f.Fuzz(checkSoftThreshold)
 }
 
@@ -340,27 +291,15 @@ func checkSoftThreshold(t *testing.T, data []byte) {
 // y = 1), and Scal bit for bit, on both paths (Nrm2 runs on Dot).
 //
 // Input: length, offset byte, scale, alpha (for Scal), then x.
+//
+// Seeds: lengths at three scales below; the hard cases (norms at the
+// overflow threshold, fast-path boundaries, subnormal norms, NaN and Inf)
+// are files in testdata/fuzz/FuzzNrm2.
 func FuzzNrm2(f *testing.F) {
 	for _, n := range []int{0, 1, 2, 3, 4, 5, 15, 16, 17, 32, 33, 100, 1099} {
 		f.Add(new(enc).length(n).bytes(byte(n), scaleOne).f(2).b)
 		f.Add(new(enc).length(n).bytes(byte(n), scaleHuge).f(0.5).b)
 		f.Add(new(enc).length(n).bytes(byte(n), scaleTiny).f(0x1p1000).b)
-	}
-	for _, x := range [][]float64{
-		{maxF * 0.7071067811865476, maxF * 0.7071067811865476},      // norm just below Max
-		{maxF * 0.7071067811865475, maxF * 0.7071067811865476},      // and above
-		append(rep(0x1p-600, 20), 1e300),                            // one huge, many tiny
-		append(rep(0x1p600, 20), 0x1p-1074),                         // squares overflow
-		rep(0x1p-520, 33),                                           // sum of squares below the fast path's floor
-		rep(tiny, 9),                                                // subnormal norm
-		{3, 4, nan, inf},                                            // NaN wins
-		{3, -inf, 4},                                                // Inf
-		{negZ, negZ},                                                // zero norm
-		seq(45, 0x1p-450, -0x1p-449, 0x1p-451),                      // fast path boundary 2^-900
-		seq(37, 1.3407807929942596e154, -1.3407807929942596e154, 1), // squares near Max
-	} {
-		n := len(x)
-		f.Add(new(enc).length(n).bytes(byte(n), scaleOne).f(-3).f(x...).b)
 	}
 	f.Fuzz(checkNrm2)
 }
@@ -461,23 +400,14 @@ func checkNorm(x []float64, got float64) error {
 // (a at b&7, x at b>>3&7), mode byte (b>>3&7: dst offset; b == 255: the
 // dimension checks), scale, then a (row-major), x (cols), x for
 // MulTransVec (rows).
+//
+// Seeds: shapes below; the capped maximum shape, the dimension checks, the
+// extreme scales and a matrix of special values are files in
+// testdata/fuzz/FuzzMulVec.
 func FuzzMulVec(f *testing.F) {
 	for _, rc := range [][2]int{{0, 0}, {0, 3}, {3, 0}, {1, 1}, {4, 4}, {5, 7}, {8, 8}, {9, 13}, {13, 39}, {4, 33}, {12, 17}} {
 		f.Add(new(enc).bytes(byte(rc[0]), byte(rc[1]), byte(rc[0]*9+rc[1]), 0, scaleOne).b)
 	}
-	f.Add(new(enc).bytes(255, 255, 0, 0, scaleOne).b) // 138 x 315, capped
-	f.Add(new(enc).bytes(6, 9, 0, 255, scaleOne).b)   // dimension checks
-	f.Add(new(enc).bytes(8, 12, 1, 8, scaleHuge).b)
-	f.Add(new(enc).bytes(8, 12, 2, 16, scaleTiny).b)
-	// A 4 x 5 matrix with NaN, Inf, overflow and 0*Inf in different rows
-	// and columns, for both products.
-	a := []float64{
-		1, 2, 3, 4, 5,
-		nan, 1, 1, 1, 1,
-		inf, 0, 1, 1, -inf,
-		maxF, maxF, -maxF, 1, 1,
-	}
-	f.Add(new(enc).bytes(4, 5, 0, 0, scaleOne).f(a...).f(1, 1, 1, 0, 1).f(1, 0, 2, 3).b)
 	f.Fuzz(checkMulVec)
 }
 

@@ -74,3 +74,34 @@ func ExampleAddScaledTo() {
 	fmt.Println(step)
 	// Output: [1 2.5 4]
 }
+
+func ExampleAsum() {
+	fmt.Println(vec.Asum([]float64{3, -4, 0.5, math.Copysign(0, -1)}))
+	fmt.Println(vec.Asum([]float64{math.MaxFloat64, -math.MaxFloat64})) // no scaling
+	fmt.Println(vec.Asum([]float64{1, math.Inf(-1)}))
+	// Output:
+	// 7.5
+	// +Inf
+	// +Inf
+}
+
+func ExampleScal() {
+	x := []float64{1, -2, 0.5}
+	vec.Scal(-2, x)
+	fmt.Println(x)
+	y := []float64{1, math.Inf(1), math.NaN()}
+	vec.Scal(0, y) // 0*Inf is NaN: Scal(0, y) does not clear y
+	fmt.Println(y)
+	clear(y)
+	fmt.Println(y)
+	// Output:
+	// [-2 4 -1]
+	// [0 NaN NaN]
+	// [0 0 0]
+}
+
+// Impl depends on the CPU (and on GODEBUG and the purego build tag), so
+// this example has no fixed output and is compiled but not run by go test.
+func ExampleImpl() {
+	fmt.Println("kernels:", vec.Impl()) // "avx2", "neon" or "generic"
+}

@@ -1,6 +1,10 @@
 package vec
 
-import "github.com/neadmm/neadmm/internal/testhook"
+import (
+	"math"
+
+	"github.com/neadmm/neadmm/internal/testhook"
+)
 
 // Portable reference kernels: always compiled, so tests on every machine can
 // compare the accelerated code against them, and used wherever there is no
@@ -47,14 +51,30 @@ func axpyToGeneric(dst []float64, alpha float64, x, y []float64) {
 	}
 }
 
-// softThresholdGeneric sets dst[i] = x[i] - min(max(x[i], -t), t); x must
-// be at least as long as dst. Branch-free: the built-in min and max return
-// NaN for a NaN argument, and a branchy loop mispredicts on real iterates
-// (6x slower on N(0,1) data, t = 0.5, measured on amd64).
+// softThresholdGeneric sets dst[i] = x[i] - c, c = min(max(x[i], -t), t),
+// with the clamp done as in the assembly: c = x[i] unless x[i] < -t or
+// x[i] > t, so NaN x[i] gives c = NaN and NaN out, and |x[i]| <= t gives
+// x[i] - x[i] = +0 (also for -0, and for t = -0). x must be at least as
+// long as dst. The two ifs on c's bits compile to conditional moves (CMOV,
+// CSEL): no branch to mispredict, and 13 instructions per element on amd64
+// where the built-in min and max, with their NaN and ±0 fix-ups, took 23.
+// Measured on amd64 (BenchmarkSoftThreshold*, N(0,1) data, t = 0.5,
+// n = 1024 and 4096, medians of 10): 1.3x the built-ins; 6x the branchy
+// loop when each call gets new data, as a solver's iterates do, but only
+// 1.1-1.2x when the same vector comes back every call, as the branch
+// predictor then learns its pattern.
 func softThresholdGeneric(dst, x []float64, t float64) {
 	x = x[:len(dst)]
+	tb, mtb := math.Float64bits(t), math.Float64bits(-t)
 	for i, v := range x {
-		dst[i] = v - min(max(v, -t), t)
+		c := math.Float64bits(v)
+		if v < -t {
+			c = mtb
+		}
+		if v > t {
+			c = tb
+		}
+		dst[i] = v - math.Float64frombits(c)
 	}
 }
 

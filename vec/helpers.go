@@ -72,13 +72,19 @@ func nrm2Scaled(x []float64) float64 {
 	return math.Ldexp(math.Sqrt((s0+s1)+(s2+s3)), -k)
 }
 
-// Asum returns sum |x[i]|, the L1 norm of x.
+// Asum returns sum |x[i]|, the L1 norm of x, with the same code on every
+// implementation. The summation order is unspecified (four partial sums);
+// as every term is non-negative, the relative error is at most
+// (n-1)*u/(1-(n-1)*u) in any order, n = len(x), u = 2^-53.
 //
 // Special cases:
 //
 //	Asum(nil) = 0
 //	Asum(x) = NaN if any x[i] is NaN
 //	Asum(x) = +Inf if any x[i] is ±Inf and none is NaN
+//	Asum(x) = +Inf if all x[i] are finite but their sum exceeds
+//	math.MaxFloat64 (to within the error bound above; unlike Nrm2, Asum
+//	does not scale)
 func Asum(x []float64) float64 {
 	// Four independent sums: the loop runs at the add throughput rather than
 	// the add latency.

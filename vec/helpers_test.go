@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -23,49 +24,78 @@ func bigNrm2(x []float64) float64 {
 	return f
 }
 
-// nrm2Tol bounds Nrm2's error: the sum of n non-negative squares has
-// relative error at most gamma_{n+1} (products and sum, any order; the
-// power-of-two scaling of the slow path is exact), the square root halves
-// it and adds one rounding, the final scaling back adds at most one more
-// where the result is subnormal. (n+2)*eps = 2(n+2)u covers all of that
-// and the one rounding of the reference.
+// refNrm2 returns the norm of x (finite) computed apart from Nrm2: every
+// x[i] is scaled by the same power of two 2^-e, e from the largest |x[i]|,
+// so that the largest lands in [0.5, 1) and no square overflows (exact but
+// for elements below 2^-1022 times the largest, whose squares are
+// negligible), the squares are summed with refDot (error at most
+// u*s + gamma_n^2*s) and the square root is scaled back: relative error
+// below 1.6u, plus 2^-1075 where the result is subnormal.
+func refNrm2(x []float64) float64 {
+	amax := 0.0
+	for _, v := range x {
+		amax = math.Max(amax, math.Abs(v))
+	}
+	if amax == 0 {
+		return 0
+	}
+	_, e := math.Frexp(amax)
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = math.Ldexp(v, -e)
+	}
+	s, _ := refDot(y, y)
+	return math.Ldexp(math.Sqrt(s), e)
+}
+
+// nrm2Tol bounds Nrm2's error plus the reference's: the sum of n
+// non-negative squares has relative error at most gamma_n (products and
+// sum, any order; the power-of-two scaling of the slow path is exact), the
+// square root halves it and adds one rounding, the final scaling back adds
+// at most 2^-1075 where the result is subnormal: (n+2)u/2 in all, to first
+// order. The references add one rounding (bigNrm2) or 1.6u (refNrm2).
+// (n+2)*eps = 2(n+2)u covers the sum for every n, and 2^-1074 the
+// subnormal roundings. Dropping or doubling an element of N(0,1) data
+// changes the norm by about 1/(2n) relative, far above the bound.
 func nrm2Tol(n int, want float64) float64 {
 	return float64(n+2)*eps*want + 0x1p-1074
 }
 
 func TestNrm2(t *testing.T) {
+	// Scales that overflow or underflow a naive sum of squares (and so
+	// take the scaled path), and ones in between; 1e-160 squares to about
+	// 1e-320, subnormal; 0x1p-1074 makes most elements 0 or subnormal.
+	scales := []float64{1, 1e300, 1e-300, 1e-160, 1e160, 1e154, 1e-154, 0x1p-1074, 0x1p1000}
 	forEachImpl(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(13, 14))
-		// Scales that overflow or underflow a naive sum of squares, and
-		// ones in between; 1e-160 squares to about 1e-320, subnormal.
-		scales := []float64{1, 1e300, 1e-300, 1e-160, 1e160, 1e154, 1e-154, 0x1p-1074, 0x1p1000}
-		for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 31, 100, 257, 4097} {
+		for _, n := range testLengths() {
+			x := make([]float64, n)
 			for _, sc := range scales {
+				fillNormal(r, x)
+				for i := range x {
+					x[i] *= sc
+				}
+				want := refNrm2(x)
 				for off := 0; off < 4; off++ {
 					g := newGuarded(n, off)
-					fillNormal(r, g.data)
-					for i := range g.data {
-						g.data[i] *= sc
-					}
-					want := bigNrm2(g.data)
+					copy(g.data, x)
 					got := Nrm2(g.data)
 					if math.Abs(got-want) > nrm2Tol(n, want) || math.IsNaN(got) {
 						t.Fatalf("n=%d scale=%g off=%d: Nrm2 = %v, want %v", n, sc, off, got, want)
 					}
-					g.check(t, fmt.Sprintf("Nrm2 n=%d", n))
+					g.check(t, fmt.Sprintf("Nrm2 n=%d scale=%g off=%d", n, sc, off))
 				}
 			}
 		}
-		// One huge value among tiny ones and the reverse order.
+		// One huge value among tiny ones and the reverse order, against
+		// the exact norm.
 		mixed := []float64{1e-300, 3e300, -2e-310, 4e300, 1e-320}
 		for range 2 {
 			want := bigNrm2(mixed)
 			if got := Nrm2(mixed); math.Abs(got-want) > nrm2Tol(len(mixed), want) {
 				t.Errorf("Nrm2(%v) = %v, want %v", mixed, got, want)
 			}
-			for i, j := 0, len(mixed)-1; i < j; i, j = i+1, j-1 {
-				mixed[i], mixed[j] = mixed[j], mixed[i]
-			}
+			slices.Reverse(mixed)
 		}
 	})
 }
@@ -119,103 +149,116 @@ func refAsum(x []float64) float64 {
 	return s + c
 }
 
+// asumTol bounds Asum's error plus the reference's: a sum of n
+// non-negative terms in any order is within gamma_{n-1}*s of s (Higham,
+// Accuracy and Stability, 4.2), and refAsum (compensated) within
+// u*s + O(n*u^2)*s; n*eps = 2nu covers both for every n >= 1 (and n = 1 is
+// exact on both sides). Dropping an element of N(0,1) data changes the sum
+// by about 1/n relative.
+func asumTol(n int, want float64) float64 {
+	return float64(n) * eps * want
+}
+
 func TestAsum(t *testing.T) {
-	r := rand.New(rand.NewPCG(15, 16))
-	for _, n := range testLengths() {
-		for off := 0; off < 4; off++ {
-			g := newGuarded(n, off)
-			fillNormal(r, g.data)
-			want := refAsum(g.data)
-			got := Asum(g.data)
-			// Sum of n non-negative terms, any order: gamma_{n-1} relative.
-			if math.Abs(got-want) > float64(n)*eps*want {
-				t.Fatalf("n=%d off=%d: Asum = %v, want %v", n, off, got, want)
+	// Asum does not use the kernels; running it on both paths keeps it so
+	// if it ever does.
+	forEachImpl(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(15, 16))
+		for _, n := range testLengths() {
+			for off := 0; off < 4; off++ {
+				g := newGuarded(n, off)
+				fillNormal(r, g.data)
+				want := refAsum(g.data)
+				if got := Asum(g.data); math.Abs(got-want) > asumTol(n, want) {
+					t.Fatalf("n=%d off=%d: Asum = %v, want %v", n, off, got, want)
+				}
+				g.check(t, fmt.Sprintf("Asum n=%d off=%d", n, off))
 			}
-			g.check(t, "Asum")
 		}
-	}
-	for _, c := range []struct {
-		x    []float64
-		want float64
-	}{
-		{nil, 0},
-		{[]float64{math.Copysign(0, -1)}, 0},
-		{[]float64{-1, 2, -3, 4, -5}, 15},
-		{[]float64{1, math.Inf(-1), 0, 0, 0}, math.Inf(1)},
-		{[]float64{math.Inf(1), math.NaN()}, math.NaN()},
-		{[]float64{1, 2, 3, 4, 5, 6, 7, math.NaN()}, math.NaN()},
-		{[]float64{math.MaxFloat64, math.MaxFloat64}, math.Inf(1)},
-	} {
-		if got := Asum(c.x); !sameFloat(got, c.want) {
-			t.Errorf("Asum(%v) = %v, want %v", c.x, got, c.want)
+		for _, c := range []struct {
+			x    []float64
+			want float64
+		}{
+			{nil, 0},
+			{[]float64{math.Copysign(0, -1)}, 0},
+			{[]float64{-1, 2, -3, 4, -5}, 15},
+			{[]float64{1, math.Inf(-1), 0, 0, 0}, math.Inf(1)},
+			{[]float64{math.Inf(1), math.NaN()}, math.NaN()},
+			{[]float64{1, 2, 3, 4, 5, 6, 7, math.NaN()}, math.NaN()},
+			{[]float64{math.MaxFloat64, math.MaxFloat64}, math.Inf(1)},
+			{[]float64{-math.MaxFloat64, 0, 0, 0, math.MaxFloat64}, math.Inf(1)},
+			{[]float64{5e-324, -5e-324, 5e-324}, 1.5e-323},
+		} {
+			if got := Asum(c.x); !sameFloat(got, c.want) {
+				t.Errorf("Asum(%v) = %v, want %v", c.x, got, c.want)
+			}
 		}
-	}
+	})
 }
 
 func TestScal(t *testing.T) {
-	r := rand.New(rand.NewPCG(17, 18))
-	for _, n := range []int{0, 1, 3, 4, 5, 17, 300} {
-		for _, alpha := range []float64{0, -1, 0.5, 3, math.Inf(1), math.NaN()} {
-			g := newGuarded(n, n%4)
-			fillNormal(r, g.data)
-			if n > 2 {
-				g.data[0], g.data[1], g.data[2] = math.NaN(), math.Inf(-1), math.Copysign(0, -1)
-			}
-			x0 := append([]float64(nil), g.data...)
-			Scal(alpha, g.data)
-			for i, got := range g.data {
-				if want := x0[i] * alpha; !sameFloat(got, want) {
-					t.Fatalf("n=%d alpha=%v i=%d: %v*alpha = %v, want %v", n, alpha, i, x0[i], got, want)
+	alphas := []float64{0, -1, 0.5, 3, 1e300, 0x1p-1000, math.Inf(1), math.NaN(), math.Copysign(0, -1)}
+	forEachImpl(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(17, 18))
+		for _, n := range testLengths() {
+			for off := 0; off < 4; off++ {
+				alpha := alphas[(n+off)%len(alphas)]
+				g := newGuarded(n, off)
+				fillNormal(r, g.data)
+				// Special values in the first, middle and last places.
+				for k, i := range []int{0, n / 2, n - 1} {
+					if i >= 0 && i < n {
+						g.data[i] = specials[(n+k)%len(specials)]
+					}
 				}
+				x0 := append([]float64(nil), g.data...)
+				Scal(alpha, g.data)
+				for i, got := range g.data {
+					if want := x0[i] * alpha; !sameFloat(got, want) {
+						t.Fatalf("n=%d off=%d alpha=%v i=%d: %v*alpha = %v, want %v", n, off, alpha, i, x0[i], got, want)
+					}
+				}
+				g.check(t, fmt.Sprintf("Scal n=%d off=%d", n, off))
 			}
-			g.check(t, "Scal")
 		}
-	}
+	})
 }
 
 func TestAddScaledToAndSub(t *testing.T) {
-	forEachImpl(t, func(t *testing.T) {
-		r := rand.New(rand.NewPCG(19, 20))
-		for _, n := range testLengths() {
-			off := n % 4
-			gx, gy, gd := newGuarded(n, off), newGuarded(n, (off+1)%4), newGuarded(n, (off+2)%4)
-			fillNormal(r, gx.data)
-			fillNormal(r, gy.data)
-			if n > 3 {
-				gx.data[n-1], gy.data[n-2], gx.data[n-3] = math.NaN(), math.Inf(1), math.Copysign(0, -1)
-				gy.data[n-3] = 0
-			}
-			alpha := r.NormFloat64()
-			AddScaledTo(gd.data, gy.data, alpha, gx.data)
-			for i, got := range gd.data {
-				if !axpyOK(got, alpha, gx.data[i], gy.data[i]) {
-					t.Fatalf("AddScaledTo n=%d i=%d: %v + %v*%v = %v", n, i, gy.data[i], alpha, gx.data[i], got)
-				}
-			}
-			Sub(gd.data, gx.data, gy.data)
-			for i, got := range gd.data {
-				if want := gx.data[i] - gy.data[i]; !sameFloat(got, want) {
-					t.Fatalf("Sub n=%d i=%d: %v - %v = %v, want %v", n, i, gx.data[i], gy.data[i], got, want)
-				}
-			}
-			for _, g := range []guarded{gx, gy, gd} {
-				g.check(t, fmt.Sprintf("AddScaledTo/Sub n=%d", n))
-			}
-			// dst aliasing either input.
-			x0, y0 := append([]float64(nil), gx.data...), append([]float64(nil), gy.data...)
-			AddScaledTo(gx.data, gy.data, alpha, gx.data)
-			Sub(gy.data, x0, gy.data)
-			for i := range x0 {
-				if !axpyOK(gx.data[i], alpha, x0[i], y0[i]) {
-					t.Fatalf("AddScaledTo(x, y, alpha, x) n=%d i=%d: %v", n, i, gx.data[i])
-				}
-				if want := x0[i] - y0[i]; !sameFloat(gy.data[i], want) {
-					t.Fatalf("Sub(y, x, y) n=%d i=%d: %v, want %v", n, i, gy.data[i], want)
-				}
+	sweepK(t, 19, 3, func(t *testing.T, r *rand.Rand, v [][]float64, what string) {
+		x, y, d := v[0], v[1], v[2]
+		n := len(x)
+		if n > 3 {
+			x[n-1], y[n-2], x[n-3], y[n-3] = math.NaN(), math.Inf(1), math.Copysign(0, -1), 0
+		}
+		alpha := r.NormFloat64()
+		AddScaledTo(d, y, alpha, x)
+		for i, got := range d {
+			if !axpyOK(got, alpha, x[i], y[i]) {
+				t.Fatalf("AddScaledTo %s i=%d: %v + %v*%v = %v", what, i, y[i], alpha, x[i], got)
 			}
 		}
-		// Signed zeros and infinities are exactly those of x - y.
-		z := math.Copysign(0, -1)
+		Sub(d, x, y)
+		for i, got := range d {
+			if want := x[i] - y[i]; !sameFloat(got, want) {
+				t.Fatalf("Sub %s i=%d: %v - %v = %v, want %v", what, i, x[i], y[i], got, want)
+			}
+		}
+		// dst aliasing either input.
+		x0, y0 := append([]float64(nil), x...), append([]float64(nil), y...)
+		AddScaledTo(x, y, alpha, x)
+		Sub(y, x0, y)
+		for i := range x0 {
+			if !axpyOK(x[i], alpha, x0[i], y0[i]) {
+				t.Fatalf("AddScaledTo(x, y, alpha, x) %s i=%d: %v", what, i, x[i])
+			}
+			if want := x0[i] - y0[i]; !sameFloat(y[i], want) {
+				t.Fatalf("Sub(y, x, y) %s i=%d: %v, want %v", what, i, y[i], want)
+			}
+		}
+	})
+	// Signed zeros and infinities are exactly those of x - y.
+	forEachImpl(t, func(t *testing.T) {
 		for _, a := range specials {
 			for _, b := range specials {
 				d := []float64{0}
@@ -225,7 +268,6 @@ func TestAddScaledToAndSub(t *testing.T) {
 				}
 			}
 		}
-		_ = z
 	})
 }
 
@@ -249,47 +291,57 @@ func refMulVec(a []float64, rows, cols int, x []float64, trans bool) (y, abs []f
 	return y, abs
 }
 
+// TestMulVec checks MulVec and MulTransVec for every shape up to 40 x 40
+// and some large and odd ones, with the matrix, x and dst each at every
+// offset 0..3 inside guard bands, against refMulVec. Each entry is a dot
+// product of length k (MulTransVec accumulates it one row, fused or not, at
+// a time), so it gets Dot's bound, dotTol(k, sum_j |a_ij x_j|): any order,
+// fused or not, is within gamma_k of the exact sum, and refDot within about
+// one rounding. A dropped, doubled or misplaced term is off by a whole
+// |a_ij x_j|, far more.
 func TestMulVec(t *testing.T) {
+	type dims struct{ rows, cols int }
+	var cases []dims
+	for rows := 0; rows <= 40; rows++ {
+		for cols := 0; cols <= 40; cols++ {
+			cases = append(cases, dims{rows, cols})
+		}
+	}
+	cases = append(cases, dims{33, 65}, dims{100, 37}, dims{257, 130}, dims{5, 1031},
+		dims{1031, 5}, dims{1, 4097}, dims{4097, 1}, dims{67, 129})
 	forEachImpl(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(21, 22))
-		type dims struct{ rows, cols int }
-		var cases []dims
-		for rows := 0; rows <= 9; rows++ {
-			for cols := 0; cols <= 9; cols++ {
-				cases = append(cases, dims{rows, cols})
-			}
-		}
-		cases = append(cases, dims{33, 65}, dims{100, 37}, dims{257, 130}, dims{5, 1031})
 		for _, c := range cases {
 			for _, trans := range []bool{false, true} {
 				n, k := c.rows, c.cols // len(dst), len(x)
 				if trans {
 					n, k = k, n
 				}
-				ga := newGuarded(c.rows*c.cols, c.cols%4)
-				a := ga.data
-				fillNormal(r, a)
-				gx, gd := newGuarded(k, n%4), newGuarded(n, k%4)
-				fillNormal(r, gx.data)
-				fillNormal(r, gd.data) // must be overwritten
-				name := "MulVec"
-				if trans {
-					name = "MulTransVec"
-					MulTransVec(gd.data, a, c.rows, c.cols, gx.data)
-				} else {
-					MulVec(gd.data, a, c.rows, c.cols, gx.data)
-				}
-				want, abs := refMulVec(a, c.rows, c.cols, gx.data, trans)
-				for i, got := range gd.data {
-					// Each entry is a dot product of length k (MulTransVec
-					// accumulates it with one Axpy, fused or not, per row).
-					if math.Abs(got-want[i]) > dotTol(k, abs[i]) || (k == 0 && got != 0) {
-						t.Fatalf("%s %dx%d entry %d: %v, want %v", name, c.rows, c.cols, i, got, want[i])
+				for off := 0; off < 4; off++ {
+					ga := newGuarded(c.rows*c.cols, off)
+					gx, gd := newGuarded(k, (off+1)%4), newGuarded(n, (off+2)%4)
+					a := ga.data
+					fillNormal(r, a)
+					fillNormal(r, gx.data)
+					fillNormal(r, gd.data) // must be overwritten
+					name := "MulVec"
+					if trans {
+						name = "MulTransVec"
+						MulTransVec(gd.data, a, c.rows, c.cols, gx.data)
+					} else {
+						MulVec(gd.data, a, c.rows, c.cols, gx.data)
 					}
+					what := fmt.Sprintf("%s %dx%d off=%d", name, c.rows, c.cols, off)
+					want, abs := refMulVec(a, c.rows, c.cols, gx.data, trans)
+					for i, got := range gd.data {
+						if math.Abs(got-want[i]) > dotTol(k, abs[i]) || (k == 0 && got != 0) {
+							t.Fatalf("%s entry %d: %v, want %v", what, i, got, want[i])
+						}
+					}
+					ga.check(t, what+" a")
+					gx.check(t, what+" x")
+					gd.check(t, what+" dst")
 				}
-				ga.check(t, name+" a")
-				gx.check(t, name+" x")
-				gd.check(t, name+" dst")
 			}
 		}
 	})

@@ -102,17 +102,31 @@ func fillNormal(r *rand.Rand, x []float64) {
 // and offsets 0..3 (x at off, y at 3-off, so their alignments differ), on
 // each implementation, and then checks both guard bands.
 func sweep(t *testing.T, seed uint64, f func(t *testing.T, r *rand.Rand, x, y []float64, what string)) {
+	sweepK(t, seed, 2, func(t *testing.T, r *rand.Rand, v [][]float64, what string) {
+		f(t, r, v[0], v[1], what)
+	})
+}
+
+// sweepK is sweep for k <= 4 guarded vectors: for off = 0..3, v[0] is at
+// offset off, v[1] at 3-off, v[2] at (off+2)%4 and v[3] at off^1, so that
+// each vector takes every offset and no two share one.
+func sweepK(t *testing.T, seed uint64, k int, f func(t *testing.T, r *rand.Rand, v [][]float64, what string)) {
+	offs := func(off int) [4]int { return [4]int{off, 3 - off, (off + 2) % 4, off ^ 1} }
 	forEachImpl(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, seed+1))
+		gs, v := make([]guarded, k), make([][]float64, k)
 		for _, n := range testLengths() {
 			for off := 0; off < 4; off++ {
-				gx, gy := newGuarded(n, off), newGuarded(n, 3-off)
-				fillNormal(r, gx.data)
-				fillNormal(r, gy.data)
+				for j := range gs {
+					gs[j] = newGuarded(n, offs(off)[j])
+					v[j] = gs[j].data
+					fillNormal(r, v[j])
+				}
 				what := fmt.Sprintf("n=%d off=%d", n, off)
-				f(t, r, gx.data, gy.data, what)
-				gx.check(t, what+" x")
-				gy.check(t, what+" y")
+				f(t, r, v, what)
+				for j, g := range gs {
+					g.check(t, fmt.Sprintf("%s vector %d", what, j))
+				}
 			}
 		}
 	})
@@ -316,16 +330,44 @@ func TestAxpyAlias(t *testing.T) {
 }
 
 // TestSwitchChangesPath checks that the test hook really changes the code
-// that runs, not just what Impl reports: on amd64 the generic Go code
-// rounds alpha*x before adding (the compiler does not fuse there) and the
-// AVX2 kernel does not, and this alpha*x + y tells the two apart.
+// that runs, not just what Impl reports, with two inputs whose results
+// tell the kernels apart bit for bit.
+//
+// Dot, every architecture: x[0] = 1 and x[i] = 2^-53 at every other
+// multiple of 4, y = 1, so all products are exact. dotGeneric adds index 0
+// and every multiple of 4 into the same partial sum, in order: each 2^-53
+// is a tie that rounds back to 1, and the result is exactly 1. A kernel
+// that spreads the elements over more accumulators or lanes (NEON: 8
+// registers of 2, AVX2: 4 or 8 of 4) adds some 2^-53 together before they
+// meet the 1 and returns more than 1 (96 to 112 ulps more at n = 1024).
+//
+// Axpy, amd64 only: the generic Go code rounds alpha*x before adding (the
+// compiler does not fuse there) and the AVX2 kernel does not. (On arm64
+// the compiler fuses the generic code too, so Axpy cannot tell.)
 func TestSwitchChangesPath(t *testing.T) {
-	if runtime.GOARCH != "amd64" {
-		t.Skip("the generic code is fused on this architecture too")
-	}
-	alpha, x := 1+0x1p-30, 1+0x1p-30 // alpha*x = 1 + 2^-29 + 2^-60
-	fused, unfused := 0x1p-29+0x1p-60, 0x1p-29
 	forEachImpl(t, func(t *testing.T) {
+		for _, n := range []int{16, 33, 1024} { // main loops, remainders, tails
+			x, y := make([]float64, n), make([]float64, n)
+			for i := range x {
+				y[i] = 1
+				if i%4 == 0 {
+					x[i] = 0x1p-53
+				}
+			}
+			x[0] = 1
+			got := Dot(x, y)
+			switch {
+			case !accel && got != 1:
+				t.Fatalf("%s n=%d: Dot = 1 + %g ulp, want 1 (dotGeneric's order)", Impl(), n, (got-1)/eps)
+			case accel && n == 1024 && got == 1:
+				t.Fatalf("%s n=%d: Dot = 1, the generic kernel's result (want more than 1)", Impl(), n)
+			}
+		}
+		if runtime.GOARCH != "amd64" {
+			return
+		}
+		alpha, x := 1+0x1p-30, 1+0x1p-30 // alpha*x = 1 + 2^-29 + 2^-60
+		fused, unfused := 0x1p-29+0x1p-60, 0x1p-29
 		want := unfused
 		if accel {
 			want = fused
@@ -388,7 +430,7 @@ func TestSoftThreshold(t *testing.T) {
 func TestSoftThresholdSpecial(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		vals := append([]float64{1, -1, 0.5, -0.5, 0.25, math.Nextafter(0.5, 1), 1e-300}, specials...)
-		thrs := []float64{0, 5e-324, 0x1p-1022, 0.5, 1, 1e300, math.MaxFloat64}
+		thrs := []float64{0, math.Copysign(0, -1), 5e-324, 0x1p-1022, 0.5, 1, 1e300, math.MaxFloat64}
 		for _, n := range []int{1, 2, 5, 19, 37} {
 			x := make([]float64, n)
 			dst := make([]float64, n)
