@@ -80,19 +80,30 @@
 //     objective as 100 steps (mean over 20 CV fits: fox 0.5108 vs 0.5110,
 //     vaccine 0.4542 vs 0.4545) with 3x fewer steps on fox.
 //
-// Results (bench mil; mean +- std over 50 folds for CV):
+// Results (bench mil: one 80/20 split, seed 1; mean +- std over the 50
+// folds of 10-fold CV x5; and mean +- std over the 80/20 splits of seeds
+// 1 to 20, measured with a throwaway loop over PaperSplit(seed)):
 //
-//	                 vaccine AUC        fox AUC
-//	paper, Table 1   0.890 (80/20)      0.542 (80/20)
-//	PaperOptions     0.897 (80/20)      0.613 (80/20)
-//	                 0.847 +- 0.031 CV  0.584 +- 0.115 CV
-//	DefaultOptions   0.906 (80/20)      0.663 (80/20)
-//	                 0.871 +- 0.026 CV  0.615 +- 0.101 CV
+//	                 vaccine AUC            fox AUC
+//	paper, Table 1   0.890 (80/20)          0.542 (80/20)
+//	PaperOptions     0.897 (80/20, seed 1)  0.613 (80/20, seed 1)
+//	                 0.849 +- 0.027 (1-20)  0.585 +- 0.071 (1-20)
+//	                 0.847 +- 0.031 CV      0.584 +- 0.115 CV
+//	DefaultOptions   0.906 (80/20, seed 1)  0.663 (80/20, seed 1)
+//	                 0.869 +- 0.025 (1-20)  0.607 +- 0.079 (1-20)
+//	                 0.871 +- 0.026 CV      0.615 +- 0.101 CV
 //
-// The defaults beat the paper's AUC on both data sets on the 80/20 split
-// and on fox in cross-validation; on vaccine the paper's single split
-// lies within one standard deviation above the CV mean, which no setting
-// tried (lambda, scaling, rho schedule, weights) reached.
+// One 80/20 split is a noisy measurement, and seed 1 is a lucky one: over
+// seeds 1 to 20 the defaults' test AUC runs from 0.822 to 0.914 on
+// vaccine (above the paper's 0.890 for 3 seeds) and from 0.353 to 0.763
+// on fox (above 0.542 for 18), where 40 test bags leave a standard error
+// near 0.09. (Fox's worst split, seed 6, is hard for any model: its test
+// bags score 0.42 even when each is predicted by a model trained on all
+// 199 other bags; the fits themselves converge normally.) The defaults
+// beat the paper's AUC on fox on average under both protocols; on vaccine
+// the paper's single split lies one standard deviation above the mean of
+// either protocol, which no setting tried (lambda 0.005 to 0.03, scaling,
+// rho schedule, weights) reached.
 //
 // # What convergence means here
 //
@@ -125,7 +136,22 @@
 // and 0.1 to 0.15 s on fox (dense, 0.27 to 0.39 ms per iteration, 60% in
 // the beta-update's FISTA steps on the 231 x 231 Gram matrix). The Gram
 // matrix makes the beta-update 10x (fox) to 20x (vaccine) faster than the
-// direct products. Time grows linearly with the number of bags and of
-// features (bench scaling: log-log slopes 1.0 to 1.3). See
-// BenchmarkFitVaccine and BenchmarkFitFox.
+// direct products. See BenchmarkFitVaccine and BenchmarkFitFox.
+//
+// Time against size (bench scaling: dense synthetic bags of 1 to 9
+// instances, 100 iterations per fit; three runs) is near linear but not
+// a clean slope 1. Against the number of bags (500 to 8000, 50 features)
+// the fitted log-log slopes are 1.16 to 1.23 (Gram) and 1.18 to 1.24
+// (direct). The q-update, which does not touch the features, scales with
+// slope 1.00 and the products near 1.1 up to 4000 bags; at 8000 bags the
+// products over the 16 MB feature matrix (out of cache) slow down per bag,
+// and the Gram path's time per bag rises from 33-41 to 53-65
+// microseconds. Against the number of features (25 to 400, 1000 bags)
+// the slopes are 0.69 to 0.79 (Gram) and 0.86 to 0.93 (direct), below 1
+// because part of each iteration does not depend on the number of
+// features: the q-update costs the same 18 ms per 100 iterations at every
+// size, over half of a Gram fit at 25 features and a fifth at 200; beyond
+// 200 the Gram matrix (O(I D^2) setup) takes over. Slopes fitted to the
+// timings of this shared machine move with its load (an earlier audit
+// measured 0.76 and 0.96 against bags).
 package mil

@@ -234,24 +234,13 @@ func (o *Options) check() error {
 	case !(o.InnerTol >= 0) || !finite(o.InnerTol):
 		return fmt.Errorf("mil: Options.InnerTol = %g, want finite and >= 0", o.InnerTol)
 	}
-	// The engine's own options are checked by the engine; check them here
-	// too so that a bad option fails before the scaling and Gram work.
-	if _, err := (&neadmm.Solver{}).Solve(context.Background(), trivialProblem{}, []float64{0}, []float64{0}, []float64{0}, o.engine(1, nil)); err != nil {
+	// Check the engine's own options here too, so that a bad one fails
+	// before the scaling and Gram work.
+	if err := o.engine(1, nil).Validate(); err != nil {
 		return fmt.Errorf("mil: %w", err)
 	}
 	return nil
 }
-
-// trivialProblem (min 0 s.t. x1 - x2 = 0 in R^1) lets check validate
-// engine options by a one-iteration solve.
-type trivialProblem struct{}
-
-func (trivialProblem) Dims() (int, int, int)                         { return 1, 1, 1 }
-func (trivialProblem) UpdateX1(x1, x2, y []float64, _ float64) error { x1[0] = x2[0]; return nil }
-func (trivialProblem) UpdateX2(x2, x1, y []float64, _ float64) error { x2[0] = x1[0]; return nil }
-func (trivialProblem) Constraint1(dst, x1 []float64)                 { dst[0] = x1[0] }
-func (trivialProblem) Constraint2(dst, x2 []float64)                 { dst[0] = -x2[0] }
-func (trivialProblem) Constraint1JacT(dst, _, v []float64)           { dst[0] = v[0] }
 
 // engine returns the neadmm options of o, capped at maxIter iterations,
 // with the callback cb.
@@ -343,7 +332,8 @@ type Model struct {
 // described in the package documentation, from beta = 0.
 //
 // It returns an error, before any solving, if d is nil, holds only one
-// class, or the options are invalid; during the solve it returns the
+// class (an error for which errors.Is(err, ErrOneClass) is true), or the
+// options are invalid; during the solve it returns the
 // engine's error (a non-finite iterate, or ctx's error wrapped on
 // cancellation) and no model. A Callback asking to stop returns the
 // current model.
@@ -358,7 +348,7 @@ func Fit(ctx context.Context, d *Dataset, opt Options) (*Model, error) {
 	nb, nf := d.NumBags(), d.NumFeatures()
 	pos := d.Positives()
 	if pos == 0 || pos == nb {
-		return nil, fmt.Errorf("mil: Fit: all %d bags have label %v: %w", nb, d.Labels()[0], ErrOneClass)
+		return nil, oneClassError{bags: nb, label: d.Labels()[0]}
 	}
 	if opt.InnerMaxIter == 0 {
 		opt.InnerMaxIter = DefaultInnerMaxIter
@@ -451,6 +441,20 @@ func Fit(ctx context.Context, d *Dataset, opt Options) (*Model, error) {
 	m.res = res
 	return m, nil
 }
+
+// oneClassError is Fit's error for training bags of a single class. It
+// matches ErrOneClass under errors.Is, but says what went wrong for a fit
+// rather than ErrOneClass's "metric undefined".
+type oneClassError struct {
+	bags  int
+	label float64
+}
+
+func (e oneClassError) Error() string {
+	return fmt.Sprintf("mil: Fit: all %d training bags have label %v; a fit needs bags of both classes", e.bags, e.label)
+}
+
+func (e oneClassError) Is(target error) bool { return target == ErrOneClass }
 
 // newProblem builds the neadmm problem on the (scaled, materialized) data.
 func newProblem(data *Dataset, opt *Options) *problem {

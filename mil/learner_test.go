@@ -3,6 +3,7 @@ package mil
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -248,77 +249,80 @@ func TestFitRawCoefficients(t *testing.T) {
 	}
 }
 
-// realSplit loads a real data set and returns the training and test bags of
-// the paper's 80/20 split.
-func realSplit(t testing.TB, name string) (train, test *Dataset) {
-	t.Helper()
-	d, err := LoadFile(datadir.File(t, name), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, err := PaperSplit(1).Splits(d.Labels())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if train, err = d.Subset(sp[0].Train); err != nil {
-		t.Fatal(err)
-	}
-	if test, err = d.Subset(sp[0].Test); err != nil {
-		t.Fatal(err)
-	}
-	return train, test
-}
-
-// TestFitRealData is the floor CI holds the learner to on the paper's
-// 80/20 split with the default options. Measured here: vaccine AUC 0.906
-// (amd64; 0.910 on arm64 under qemu), fox 0.663 (0.690); the
-// bag-size-only baseline scores 0.76 and 0.48, a constant score 0.5. The residual and objective checks catch a solver
-// that stops early yet ranks well by luck.
+// TestFitRealData is the floor CI holds the learner to: the mean test AUC
+// of the default options over 5-fold cross-validation (KFold(5, 1, 1)), so
+// that every bag is tested once and no single lucky or unlucky test set
+// decides. Measured on amd64 (seed 1 also under qemu arm64; seeds 1-20
+// by a throwaway loop over KFold(5, 1, seed)):
+//
+//	               seed 1   arm64   seeds 1-20 (mean, sd, min)   floor
+//	vaccine.svm    0.872    0.873   0.870, 0.003, 0.865          0.85
+//	fox.csv        0.608    0.608   0.601, 0.022, 0.569          0.55
+//
+// What broken solvers score on the same folds: beta = 0 (or a constant
+// score, or Lambda large enough to zero beta) 0.5 exactly; a sign error
+// 0.128 and 0.393; bag size alone 0.755 and 0.487; random scores 0.50 with
+// sd 0.015 and 0.041 (fox's 40-bag folds leave a random scorer an 11%
+// chance above 0.55, which the objective check below rules out). The
+// floors sit 6.6 and 2.4 seed-to-seed standard deviations below the
+// measured means, far beyond the few thousandths that rounding (FMA on
+// arm64) moves the result. Unconverged iterates can rank as well (fox
+// after 3 iterations: 0.611), so each fit must also pass the residual and
+// objective checks; vaccine's floor still fails at 10 iterations (0.818).
 func TestFitRealData(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		minAUC float64
 		sparse bool
 	}{
-		{"vaccine.svm", 0.88, true},
-		{"fox.csv", 0.60, false},
+		{"vaccine.svm", 0.85, true},
+		{"fox.csv", 0.55, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.sparse && testing.Short() {
-				t.Skip("vaccine fit skipped in -short mode")
+				t.Skip("vaccine fits skipped in -short mode")
 			}
-			train, test := realSplit(t, tc.name)
-			opt := DefaultOptions()
-			m, err := Fit(context.Background(), train, opt)
+			d, err := LoadFile(datadir.File(t, tc.name), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := m.Result()
-			if r.Sparse != tc.sparse || r.Beta != BetaGram {
-				t.Errorf("sparse %v, beta path %v", r.Sparse, r.Beta)
+			p := KFold(5, 1, 1)
+			p.Workers = 2 // the folds are independent; halves the wall time under qemu
+			fit := func(ctx context.Context, train, test *Dataset) ([]float64, error) {
+				m, err := Fit(ctx, train, DefaultOptions())
+				if err != nil {
+					return nil, err
+				}
+				r := m.Result()
+				if r.Sparse != tc.sparse || r.Beta != BetaGram {
+					t.Errorf("sparse %v, beta path %v", r.Sparse, r.Beta)
+				}
+				if !r.Stalled && r.Reason != neadmm.StopConverged {
+					t.Errorf("stopped by %v after %d iterations", r.Reason, r.Iterations)
+				}
+				if !(r.Primal <= r.EpsPrimal) {
+					t.Errorf("primal residual %g above tolerance %g", r.Primal, r.EpsPrimal)
+				}
+				// Balanced weights: the best constant model loses log 2 per bag.
+				if !(r.Objective < 0.8*math.Ln2) {
+					t.Errorf("objective %g, intercept-only %g", r.Objective, math.Ln2)
+				}
+				t.Logf("%d training bags: %d iterations (%s), r %.3g, objective %.5f, %d non-zeros, %v",
+					train.NumBags(), r.Iterations, r.Stop(), r.Primal, r.Objective, r.NonZero, r.Time.Total)
+				return m.BagScores(test)
 			}
-			if !r.Stalled && r.Reason != neadmm.StopConverged {
-				t.Errorf("stopped by %v after %d iterations", r.Reason, r.Iterations)
-			}
-			if !(r.Primal <= r.EpsPrimal) {
-				t.Errorf("primal residual %g above tolerance %g", r.Primal, r.EpsPrimal)
-			}
-			// Balanced weights: the best constant model loses log 2 per bag.
-			if !(r.Objective < 0.8*math.Ln2) {
-				t.Errorf("objective %g, intercept-only %g", r.Objective, math.Ln2)
-			}
-			scores, err := m.BagScores(test)
+			rep, err := p.Run(context.Background(), d, fit)
 			if err != nil {
 				t.Fatal(err)
 			}
-			met, err := Evaluate(scores, test.Labels(), 0)
-			if err != nil {
-				t.Fatal(err)
+			aucs := make([]float64, len(rep.Folds))
+			for i, f := range rep.Folds {
+				aucs[i] = f.Metrics.AUC
 			}
-			t.Logf("%s: %d iterations (%s), r %.3g, objective %.5f, AUC %.4f, ACC %.4f, AUPR(trapz) %.4f, %d non-zeros, %v",
-				tc.name, r.Iterations, r.Stop(), r.Primal, r.Objective, met.AUC, met.Accuracy, met.AUPRTrapz, r.NonZero, r.Time.Total)
-			if met.AUC < tc.minAUC {
-				t.Errorf("test AUC %.4f below the floor %.2f", met.AUC, tc.minAUC)
+			t.Logf("%s: fold AUCs %.4f; mean AUC %.4f, ACC %.4f, AUPR(trapz) %.4f",
+				p.Name, aucs, rep.Mean.AUC, rep.Mean.Accuracy, rep.Mean.AUPRTrapz)
+			if rep.Mean.AUC < tc.minAUC {
+				t.Errorf("mean test AUC %.4f below the floor %.2f", rep.Mean.AUC, tc.minAUC)
 			}
 		})
 	}
@@ -333,9 +337,16 @@ func TestFitErrors(t *testing.T) {
 	if _, err := Fit(ctx, nil, DefaultOptions()); err == nil {
 		t.Error("nil dataset: no error")
 	}
-	one, _ := NewDense([]float64{1, 2, 3}, 1, []int{0, 1, 3}, []float64{1, 1})
-	if _, err := Fit(ctx, one, DefaultOptions()); !errors.Is(err, ErrOneClass) {
-		t.Errorf("one class: %v", err)
+	for _, y := range []float64{0, 1} {
+		one, err := NewDense([]float64{1, 2, 3}, 1, []int{0, 1, 3}, []float64{y, y})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Fit(ctx, one, DefaultOptions())
+		want := fmt.Sprintf("mil: Fit: all 2 training bags have label %v; a fit needs bags of both classes", y)
+		if m != nil || err == nil || err.Error() != want || !errors.Is(err, ErrOneClass) {
+			t.Errorf("one class %v: model %v, error %v, want %q matching ErrOneClass", y, m, err, want)
+		}
 	}
 	bad := []struct {
 		name string
@@ -632,10 +643,55 @@ func TestSynthetic(t *testing.T) {
 		{Bags: 5, Features: 2, MinInstances: 1, MaxInstances: 2, Witnesses: 2},
 		{Bags: 5, Features: 2, MinInstances: 1, MaxInstances: 2, PositiveFraction: 1},
 		{Bags: 5, Features: 2, MinInstances: 1, MaxInstances: 2, Margin: -1},
+		{Bags: 5, Features: 2, MinInstances: 1, MaxInstances: 2, Margin: math.NaN()},
+		{Bags: 5, Features: 2, MinInstances: 1, MaxInstances: 2, Margin: math.Inf(1)},
+		{Bags: 5, Features: 2, MinInstances: 1, MaxInstances: 2, Margin: -math.SmallestNonzeroFloat64},
 		{Bags: 5, Features: 2, MinInstances: 1, MaxInstances: 2, Density: 2},
 	} {
 		if _, _, err := Synthetic(bad); err == nil {
 			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
+// TestSyntheticMargin checks Margin's documented values: 0 selects the
+// default 1, and any positive margin, however small, is used as given.
+// The margin does not touch the random stream, so data sets of one seed
+// differ only in the planted scores, each by (m1 - m2)/2 toward its side.
+func TestSyntheticMargin(t *testing.T) {
+	const tiny = 1e-9
+	scores := func(margin float64) ([]float64, *SynthTruth) {
+		cfg := SynthConfig{Bags: 40, Features: 6, MinInstances: 1, MaxInstances: 5, Margin: margin, Seed: 13}
+		d, truth, err := Synthetic(cfg)
+		if err != nil {
+			t.Fatalf("Margin %g: %v", margin, err)
+		}
+		s := make([]float64, d.NumInstances())
+		row := make([]float64, d.NumFeatures())
+		for i := range s {
+			s[i] = rowScore(d, row, i, truth.Beta, 0)
+		}
+		return s, truth
+	}
+	zero, truth := scores(0)
+	one, _ := scores(1)
+	small, _ := scores(tiny)
+	// The scores are rebuilt from features of size O(1..10) after the
+	// shift: 1e-13 bounds their rounding, far below tiny/2.
+	const tol = 1e-13
+	for i, w := range truth.Witness {
+		side := -1.0
+		if w {
+			side = 1
+		}
+		if zero[i] != one[i] {
+			t.Fatalf("instance %d: Margin 0 scores %g, Margin 1 %g", i, zero[i], one[i])
+		}
+		if side*small[i] < tiny/2-tol {
+			t.Errorf("instance %d (witness %v): score %g with Margin %g", i, w, small[i], tiny)
+		}
+		if d := side * (one[i] - small[i]); math.Abs(d-(1-tiny)/2) > tol {
+			t.Errorf("instance %d: Margin 1 moves the score by %g from Margin %g, want %g", i, d, tiny, (1-tiny)/2)
 		}
 	}
 }

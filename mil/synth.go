@@ -24,8 +24,9 @@ type SynthConfig struct {
 	// PositiveFraction is the probability that a bag is positive, in
 	// (0, 1); 0 means 0.5. At least one bag of each class is guaranteed.
 	PositiveFraction float64
-	// Margin is the gap between witness and non-witness scores, >= 0;
-	// 0 means 1.
+	// Margin is the gap between witness and non-witness scores, finite
+	// and > 0; 0 means the default 1 (for a near-zero gap, pass a tiny
+	// positive Margin).
 	Margin float64
 	// Density is the fraction of non-zero values among the irrelevant
 	// features, in (0, 1]; 0 means 1 (dense storage). Below
@@ -84,8 +85,8 @@ func Synthetic(cfg SynthConfig) (*Dataset, *SynthTruth, error) {
 		return nil, nil, fmt.Errorf("mil: Synthetic: Witnesses = %d, want in [1, MinInstances = %d]", cfg.Witnesses, cfg.MinInstances)
 	case !(cfg.PositiveFraction > 0 && cfg.PositiveFraction < 1):
 		return nil, nil, fmt.Errorf("mil: Synthetic: PositiveFraction = %g, want in (0, 1)", cfg.PositiveFraction)
-	case !(cfg.Margin >= 0) || math.IsInf(cfg.Margin, 0):
-		return nil, nil, fmt.Errorf("mil: Synthetic: Margin = %g, want finite and >= 0", cfg.Margin)
+	case !(cfg.Margin > 0) || math.IsInf(cfg.Margin, 0):
+		return nil, nil, fmt.Errorf("mil: Synthetic: Margin = %g, want finite and > 0 (0 selects 1)", cfg.Margin)
 	case !(cfg.Density > 0 && cfg.Density <= 1):
 		return nil, nil, fmt.Errorf("mil: Synthetic: Density = %g, want in (0, 1]", cfg.Density)
 	}
