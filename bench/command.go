@@ -41,7 +41,9 @@ type Command struct {
 	// Flags defines the command's own flags on fs and returns the function
 	// that runs the command with their parsed values. It is called once per
 	// invocation, so flag variables may be locals of Flags. It must not
-	// define the common flags (json, svg, seed, quiet).
+	// define the common flags (json, svg, seed, quiet). A command that
+	// reads the real data sets defines "data" (a directory): a -data given
+	// before the command name, or to the tour, is handed to it.
 	Flags func(fs *flag.FlagSet) RunFunc
 	// TourArgs, when non-nil, makes the quick tour (no arguments) run the
 	// command with these arguments. The whole tour must finish within a

@@ -46,7 +46,7 @@ type KernelsResult struct {
 type KernelPoint struct {
 	Kernel string `json:"kernel"`
 	// N is the vector length, or the number of matrix elements for MulVec
-	// (Rows x Cols).
+	// and MulTransVec (Rows x Cols).
 	N          int   `json:"n"`
 	Rows       int   `json:"rows,omitempty"`
 	Cols       int   `json:"cols,omitempty"`
@@ -88,7 +88,7 @@ type kernelSpec struct {
 type kernelCase struct {
 	loop       func(iters int)
 	n          int
-	rows, cols int // MulVec only
+	rows, cols int // MulVec and MulTransVec only
 	bytes      int64
 	flops      int64
 }
@@ -149,17 +149,50 @@ var kernelSpecs = []kernelSpec{
 		}}
 	}},
 	{"MulVec", "square A, n = rows·cols: reads 8(n+cols) B, writes 8·rows B, 2n flop", func(n int, r *rand.Rand) kernelCase {
-		rows := max(1, int(math.Sqrt(float64(n))))
-		cols := max(1, n/rows)
-		a, x, dst := randVec(r, rows*cols), randVec(r, cols), make([]float64, rows)
-		m := int64(rows * cols)
-		return kernelCase{n: rows * cols, rows: rows, cols: cols,
-			bytes: 8 * (m + int64(cols) + int64(rows)), flops: 2 * m, loop: func(iters int) {
-				for i := 0; i < iters; i++ {
-					vec.MulVec(dst, a, rows, cols, x)
-				}
-			}}
+		return matVecCase(n, r, false)
 	}},
+	{"MulTransVec", "square A, n = rows·cols: reads 8(n+rows) B, writes 8·cols B, 2n flop", func(n int, r *rand.Rand) kernelCase {
+		return matVecCase(n, r, true)
+	}},
+}
+
+// matVecCase times MulVec (y = Ax) or, with trans, MulTransVec (y = Aᵀx)
+// on a nearly square A of about n elements. Both read A and x once and
+// write y once: 8(rows·cols + rows + cols) bytes, a multiply-add per
+// element of A. MulTransVec walks A by rows and accumulates into y, so y
+// is read and written once per pass (per row generically, per four rows
+// with AVX2); like every count here, the bytes are the operands touched
+// once, not that cache traffic.
+func matVecCase(n int, r *rand.Rand, trans bool) kernelCase {
+	rows, cols := squareShape(n)
+	m := int64(rows * cols)
+	c := kernelCase{n: rows * cols, rows: rows, cols: cols, bytes: 8 * (m + int64(rows) + int64(cols)), flops: 2 * m}
+	a := randVec(r, rows*cols)
+	// Direct calls in each loop: an indirect one would add its own cost
+	// to the small sizes.
+	if trans {
+		x, y := randVec(r, rows), make([]float64, cols)
+		c.loop = func(iters int) {
+			for i := 0; i < iters; i++ {
+				vec.MulTransVec(y, a, rows, cols, x)
+			}
+		}
+	} else {
+		x, y := randVec(r, cols), make([]float64, rows)
+		c.loop = func(iters int) {
+			for i := 0; i < iters; i++ {
+				vec.MulVec(y, a, rows, cols, x)
+			}
+		}
+	}
+	return c
+}
+
+// squareShape returns the nearly square rows x cols with rows·cols <= n
+// that the matrix kernels are timed on (n itself when n is a square).
+func squareShape(n int) (rows, cols int) {
+	rows = max(1, int(math.Sqrt(float64(n))))
+	return rows, max(1, n/rows)
 }
 
 func defaultSizes() string {
@@ -194,7 +227,7 @@ func parseSizes(s string) ([]int, error) {
 
 func kernelsFlags(fs *flag.FlagSet) RunFunc {
 	sizes := fs.String("sizes", defaultSizes(), "comma-separated vector lengths (k, m suffixes: 1024, 1024²)")
-	names := fs.String("kernels", "dot,axpy,softthreshold,nrm2,mulvec", "comma-separated kernels to time")
+	names := fs.String("kernels", "dot,axpy,softthreshold,nrm2,mulvec,multransvec", "comma-separated kernels to time")
 	impl := fs.String("impl", "both", "implementation to time: accel, generic or both")
 	target := fs.Duration("time", 50*time.Millisecond, "duration of one timing sample")
 	reps := fs.Int("reps", 5, "samples per implementation and size (median and min/max reported)")
@@ -408,6 +441,9 @@ func kernelsFigure(res *KernelsResult, specs []kernelSpec) *svgplot.Figure {
 	return f
 }
 
+// speedupRefName is the legend entry of the speedup figure's 1× line.
+const speedupRefName = "1× (no speedup)"
+
 // speedupFigure draws generic/accelerated time against n for all kernels.
 func speedupFigure(res *KernelsResult, specs []kernelSpec) *svgplot.Figure {
 	p := svgplot.Plot{Title: "speedup of " + res.AccelImpl + " over generic", Legend: svgplot.LegendOutside,
@@ -425,7 +461,7 @@ func speedupFigure(res *KernelsResult, specs []kernelSpec) *svgplot.Figure {
 		p.Series = append(p.Series, s)
 	}
 	if lo <= hi { // a grey line at 1×: above it the accelerated kernel wins
-		p.Series = append(p.Series, svgplot.Series{X: []float64{lo, hi}, Y: []float64{1, 1},
+		p.Series = append(p.Series, svgplot.Series{Name: speedupRefName, X: []float64{lo, hi}, Y: []float64{1, 1},
 			Color: "#999999", Dashed: true, Marker: svgplot.MarkerNone})
 	}
 	return &svgplot.Figure{Panels: []svgplot.Plot{p}, PanelWidth: 560}

@@ -1,6 +1,7 @@
 // Command bench is neadmm's benchmark and experiment driver.
 //
 //	go run ./bench                 quick tour: machine, kernel table, one solve per application
+//	go run ./bench -data DIR       the tour with the real data sets read from DIR
 //	go run ./bench <command> -h    flags of a command
 //	go run ./bench kernels         kernel timings, accelerated vs generic
 //
@@ -22,6 +23,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/neadmm/neadmm/internal/datadir"
 )
 
 func main() {
@@ -41,12 +44,14 @@ const (
 	exitInterrupted = 130 // as a shell reports a SIGINT death
 )
 
-// common holds the flags every command accepts, before or after its name.
+// common holds the flags every command accepts, before or after its name,
+// and -data, which before the name is handed to the commands defining it.
 type common struct {
 	json  string
 	svg   string
 	seed  uint64
 	quiet bool
+	data  string
 }
 
 // register defines the common flags on fs with the current values as
@@ -92,6 +97,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	top := flag.NewFlagSet("bench", flag.ContinueOnError)
 	top.SetOutput(stderr)
 	c.register(top)
+	// -data is not a common flag: it belongs to the commands that read
+	// real data (mil), which define it themselves, and is handed to them.
+	top.StringVar(&c.data, "data", "", "`dir` holding the real data sets (fox.csv, vaccine.svm) for mil, in the tour too; "+
+		"the same as mil's -data (default: ../shared/data or $"+datadir.EnvVar+" when found)")
 	top.Usage = func() { usage(top, stderr) }
 	if err := top.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -105,8 +114,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	tour := len(rest) == 0
 	if tour {
 		// The quick tour runs every command registered with TourArgs, in
-		// Order: kernels (10) now; onebit and mil join it from their own
-		// files by registering with TourArgs, nothing here changes.
+		// Order (kernels, onebit, mil, scaling); a command joins it by
+		// registering with TourArgs, nothing here changes. -data goes to
+		// those that define it.
 		for _, cmd := range commands() {
 			if cmd.TourArgs == nil {
 				continue
@@ -114,11 +124,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fs := flag.NewFlagSet("bench "+cmd.Name, flag.ContinueOnError)
 			fs.SetOutput(stderr)
 			fn := cmd.Flags(fs)
-			if err := fs.Parse(cmd.TourArgs); err != nil {
+			args := append([]string{}, cmd.TourArgs...)
+			if c.data != "" && fs.Lookup("data") != nil {
+				args = append(args, "-data", c.data)
+			}
+			if err := fs.Parse(args); err != nil {
 				fmt.Fprintf(stderr, "bench: bad tour arguments for %s: %v\n", cmd.Name, err)
 				return exitError
 			}
-			jobs = append(jobs, job{cmd, cmd.TourArgs, fn})
+			jobs = append(jobs, job{cmd, args, fn})
 		}
 	} else {
 		name := rest[0]
@@ -144,7 +158,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(fs.Output(), "usage: go run ./bench %s [flags]\n\n%s\n\nflags:\n", name, cmd.Short)
 			fs.PrintDefaults()
 		}
-		if err := fs.Parse(rest[1:]); err != nil {
+		args := rest[1:]
+		if c.data != "" {
+			if fs.Lookup("data") == nil {
+				fmt.Fprintf(stderr, "bench: -data: the %s command reads no data sets\n", name)
+				return exitUsage
+			}
+			// First, so that a -data after the name wins.
+			args = append([]string{"-data", c.data}, args...)
+		}
+		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return exitOK
 			}
@@ -154,7 +177,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "bench %s: unexpected arguments %q\n", name, fs.Args())
 			return exitUsage
 		}
-		jobs = append(jobs, job{cmd, rest[1:], fn})
+		jobs = append(jobs, job{cmd, args, fn})
 	}
 
 	start := time.Now()
@@ -220,18 +243,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func usage(top *flag.FlagSet, w io.Writer) {
-	fmt.Fprintf(w, `usage: go run ./bench [common flags] [command [flags]]
+	fmt.Fprintf(w, `usage: go run ./bench [flags] [command [command flags]]
 
 Without a command, bench runs a quick tour (under a minute): the machine,
-a short kernel table and one run of each application.
+a short kernel table and a small run of each application. Its mil part also
+fits fox.csv and vaccine.svm from -data DIR (default: ../shared/data or
+$%s when found).
 
 commands:
-`)
+`, datadir.EnvVar)
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.Name, c.Short)
 	}
 	fmt.Fprintf(w, "  %-10s %s\n", "help", "help CMD shows the flags of CMD (as does CMD -h)")
-	fmt.Fprintf(w, "\ncommon flags (before or after the command name):\n")
+	fmt.Fprintf(w, "\nflags (before the command name; all but -data also after it):\n")
 	top.SetOutput(w)
 	top.PrintDefaults()
 }

@@ -6,11 +6,15 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -78,6 +82,50 @@ func checkSVG(t *testing.T, name string) int {
 
 func relClose(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b)) }
 
+// svgLegend returns the labels of the legend entries of an SVG file, in
+// order (svgplot writes each as a <g class="legend-entry"> holding a
+// <text>).
+func svgLegend(t *testing.T, name string) []string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	d := xml.NewDecoder(bytes.NewReader(b))
+	depth, entry, inText := 0, -1, false // entry: depth of the open legend entry
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return labels
+		}
+		if err != nil {
+			t.Fatalf("%s is not well-formed: %v", name, err)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			depth++
+			for _, a := range tok.Attr {
+				if tok.Name.Local == "g" && a.Name.Local == "class" && a.Value == "legend-entry" {
+					entry = depth
+					labels = append(labels, "")
+				}
+			}
+			inText = entry >= 0 && tok.Name.Local == "text"
+		case xml.CharData:
+			if inText {
+				labels[len(labels)-1] += string(tok)
+			}
+		case xml.EndElement:
+			if depth == entry {
+				entry = -1
+			}
+			depth--
+			inText = false
+		}
+	}
+}
+
 // checkPoint checks one kernel point for internal consistency.
 func checkPoint(t *testing.T, m Machine, pt KernelPoint) {
 	t.Helper()
@@ -85,8 +133,13 @@ func checkPoint(t *testing.T, m Machine, pt KernelPoint) {
 	if w, ok := wantBytes[pt.Kernel]; ok && pt.BytesPerOp != w*int64(pt.N) {
 		t.Errorf("%s n=%d: %d bytes per op, want %d", pt.Kernel, pt.N, pt.BytesPerOp, w*int64(pt.N))
 	}
-	if pt.Kernel == "MulVec" && (pt.Rows*pt.Cols != pt.N || pt.BytesPerOp != 8*int64(pt.N+pt.Rows+pt.Cols)) {
-		t.Errorf("MulVec n=%d: %dx%d, %d bytes", pt.N, pt.Rows, pt.Cols, pt.BytesPerOp)
+	if pt.Kernel == "MulVec" || pt.Kernel == "MulTransVec" {
+		// A nearly square matrix of at most the asked size: the matrix, one
+		// input vector and one output vector, and a multiply-add per entry.
+		if pt.Rows < 1 || pt.Cols < pt.Rows || pt.Cols > pt.Rows+2 || pt.Rows*pt.Cols != pt.N ||
+			pt.BytesPerOp != 8*int64(pt.N+pt.Rows+pt.Cols) || pt.FlopsPerOp != 2*int64(pt.N) {
+			t.Errorf("%s n=%d: %dx%d, %d bytes, %d flops", pt.Kernel, pt.N, pt.Rows, pt.Cols, pt.BytesPerOp, pt.FlopsPerOp)
+		}
 	}
 	timings := []*Timing{pt.Generic}
 	if m.VecAccel {
@@ -144,8 +197,12 @@ func TestKernelsJSONAndSVG(t *testing.T) {
 	}
 	sec := rep.Sections[0]
 	res := sec.Results
-	if len(res.Points) != 5*3 || len(sec.Tables) != 5 {
-		t.Fatalf("%d points and %d tables, want 15 and 5", len(res.Points), len(sec.Tables))
+	// The default -kernels: every kernel with an accelerated form.
+	wantKernels := []string{"Dot", "Axpy", "SoftThreshold", "Nrm2", "MulVec", "MulTransVec"}
+	nk := len(wantKernels)
+	if strings.Join(res.Kernels, ",") != strings.Join(wantKernels, ",") || len(res.Points) != nk*3 || len(sec.Tables) != nk {
+		t.Fatalf("kernels %v, %d points and %d tables, want %v, %d and %d", res.Kernels, len(res.Points), len(sec.Tables),
+			wantKernels, nk*3, nk)
 	}
 	last := map[string]int{}
 	for _, pt := range res.Points {
@@ -174,13 +231,18 @@ func TestKernelsJSONAndSVG(t *testing.T) {
 	if m.VecAccel {
 		impls = 2
 	}
-	if n := checkSVG(t, filepath.Join(svgDir, "kernels-gbps.svg")); n != 5*impls {
-		t.Errorf("gbps figure has %d series paths, want %d", n, 5*impls)
+	if n := checkSVG(t, filepath.Join(svgDir, "kernels-gbps.svg")); n != nk*impls {
+		t.Errorf("gbps figure has %d series paths, want %d", n, nk*impls)
 	}
 	if m.VecAccel {
-		// One line per kernel plus the 1× reference line.
-		if n := checkSVG(t, filepath.Join(svgDir, "kernels-speedup.svg")); n != 6 {
-			t.Errorf("speedup figure has %d series paths, want 6", n)
+		// One line per kernel plus the 1× reference line, each in the legend.
+		name := filepath.Join(svgDir, "kernels-speedup.svg")
+		if n := checkSVG(t, name); n != nk+1 {
+			t.Errorf("speedup figure has %d series paths, want %d", n, nk+1)
+		}
+		want := strings.Join(append(wantKernels, speedupRefName), ",")
+		if got := strings.Join(svgLegend(t, name), ","); got != want {
+			t.Errorf("speedup legend %q, want %q", got, want)
 		}
 	}
 }
@@ -236,8 +298,8 @@ func TestInterruptKeepsFinishedWork(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	// The full run would take about 5 kernels x 8 sizes x 2 x 4 x 20 ms,
-	// over 6 s, so the timeout interrupts it.
+	// The full run would take about 6 kernels x 8 sizes x 2 x 4 x 20 ms,
+	// over 7 s, so the timeout interrupts it.
 	code, out, _ := runBench(ctx, "kernels", "-sizes", "16,64,256,1k,4k,16k,64k,256k", "-time", "20ms", "-reps", "3",
 		"-json", js, "-quiet")
 	if el := time.Since(start); el > 3*time.Second {
@@ -254,7 +316,7 @@ func TestInterruptKeepsFinishedWork(t *testing.T) {
 		t.Fatalf("report: interrupted=%v sections=%+v", rep.Interrupted, rep.Sections)
 	}
 	pts := rep.Sections[0].Results.Points
-	if len(pts) >= 5*8 {
+	if len(pts) >= 6*8 {
 		t.Errorf("%d points: the run was not cut short", len(pts))
 	}
 	for _, pt := range pts {
@@ -262,15 +324,79 @@ func TestInterruptKeepsFinishedWork(t *testing.T) {
 	}
 }
 
-func TestTour(t *testing.T) {
-	k := registry["kernels"]
-	saved := k.TourArgs
-	k.TourArgs = []string{"-sizes", "64", "-time", "1ms", "-reps", "3", "-kernels", "dot,axpy"}
-	registry["kernels"] = k
-	t.Cleanup(func() { k.TourArgs = saved; registry["kernels"] = k })
+// writeTinyFox writes a fox.csv-format file of 20 bags (10 positive) with
+// two instances of three features each into dir.
+func writeTinyFox(t *testing.T, dir string) {
+	t.Helper()
+	var b strings.Builder
+	id := 0
+	for bag := range 20 {
+		label := bag % 2
+		for inst := range 2 {
+			id++
+			// A positive bag's first instance stands out in feature 1;
+			// the rest is a fixed pattern.
+			f1 := 0.1 * float64((bag+inst)%5)
+			if label == 1 && inst == 0 {
+				f1 += 2
+			}
+			fmt.Fprintf(&b, "%d,%d,%d,%g,%g,%g\n", id, bag+1, label, f1, 0.3*float64(bag%3), 0.2*float64(inst))
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fox.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
 
-	js := filepath.Join(t.TempDir(), "out.json")
-	code, out, errs := runBench(context.Background(), "-quiet", "-json", js)
+// setTourArgs replaces a command's tour arguments for the test.
+func setTourArgs(t *testing.T, name string, args ...string) {
+	c := registry[name]
+	saved := c.TourArgs
+	c.TourArgs = args
+	registry[name] = c
+	t.Cleanup(func() { c.TourArgs = saved; registry[name] = c })
+}
+
+// TestTourArgs checks the real tour arguments parse and give the onebit
+// figures curves: at least 3 values of M and of M/N.
+func TestTourArgs(t *testing.T) {
+	for _, c := range commands() {
+		if c.TourArgs == nil {
+			continue
+		}
+		fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		c.Flags(fs)
+		if err := fs.Parse(c.TourArgs); err != nil || fs.NArg() > 0 {
+			t.Errorf("%s: tour arguments %q: %v", c.Name, c.TourArgs, err)
+			continue
+		}
+		if c.Name != "onebit" {
+			continue
+		}
+		get := func(name string) string { return fs.Lookup(name).Value.String() }
+		ms, err1 := parseInts(get("grid-m"))
+		ratios, err2 := parseRatios(get("rec-ratios"))
+		if err1 != nil || err2 != nil || len(ms) < 3 || len(ratios) < 3 || get("grid-seeds") == "0" || get("rec-seeds") == "0" {
+			t.Errorf("onebit tour: grid M %v, ratios %v, seeds %s and %s: want both figures with >= 3 x values",
+				ms, ratios, get("grid-seeds"), get("rec-seeds"))
+		}
+	}
+}
+
+// TestTour runs the quick tour (kernels and onebit cut down, for -race and
+// qemu) with -data naming a directory that holds a small fox.csv, and
+// checks every part ran, the data directory reached mil and the onebit
+// figures draw curves.
+func TestTour(t *testing.T) {
+	setTourArgs(t, "kernels", "-sizes", "64", "-time", "1ms", "-reps", "3", "-kernels", "dot,axpy")
+	setTourArgs(t, "onebit", "-grid-n", "64", "-grid-m", "20,40,60", "-grid-k", "4", "-grid-seeds", "1",
+		"-rec-n", "60", "-rec-k", "3", "-rec-ratios", "0.5,1,2", "-rec-seeds", "1", "-speed-n", "0")
+
+	dir := t.TempDir()
+	writeTinyFox(t, dir)
+	js, svgDir := filepath.Join(dir, "out.json"), filepath.Join(dir, "svg")
+	code, out, errs := runBench(context.Background(), "-quiet", "-json", js, "-svg", svgDir, "-data", dir)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -281,5 +407,210 @@ func TestTour(t *testing.T) {
 	rep := readReport(t, js)
 	if len(rep.Sections) == 0 || rep.Sections[0].Command != "kernels" || len(rep.Sections[0].Results.Points) != 2 {
 		t.Errorf("tour sections: %+v", rep.Sections)
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw struct {
+		Sections []struct {
+			Command string
+			Args    []string
+			Status  string
+			Figures []string
+			Results json.RawMessage
+		}
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	var cmds []string
+	for _, sec := range raw.Sections {
+		cmds = append(cmds, sec.Command)
+		if sec.Status != "ok" {
+			t.Errorf("%s: status %s", sec.Command, sec.Status)
+		}
+		switch sec.Command {
+		case "onebit":
+			// Curves, not lone points, when the arguments ask for them.
+			var res OnebitResult
+			if err := json.Unmarshal(sec.Results, &res); err != nil {
+				t.Fatal(err)
+			}
+			if res.Grid == nil || len(res.Grid.Cells) < 3 || res.Recovery == nil || len(res.Recovery.Points) < 3 {
+				t.Errorf("onebit tour: %+v", res)
+			}
+			if strings.Join(sec.Figures, ",") != "onebit-objective.svg,onebit-recovery.svg" {
+				t.Errorf("onebit figures %v", sec.Figures)
+			}
+		case "mil":
+			var res MILResult
+			if err := json.Unmarshal(sec.Results, &res); err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, ds := range res.Datasets {
+				names = append(names, fmt.Sprintf("%s/%d", ds.Name, ds.Bags))
+			}
+			if res.DataDir != dir || !slices.Contains(sec.Args, dir) ||
+				strings.Join(names, ",") != "synthetic (300 bags)/300,fox.csv/20" {
+				t.Errorf("mil tour with -data %s: args %q, data dir %q, data sets %v", dir, sec.Args, res.DataDir, names)
+			}
+			if !strings.Contains(out, "Skipping vaccine.svm") {
+				t.Error("the missing vaccine.svm was not reported")
+			}
+		}
+	}
+	if strings.Join(cmds, ",") != "kernels,onebit,mil,scaling" {
+		t.Errorf("tour ran %v", cmds)
+	}
+}
+
+// TestDataFlag checks -data before the command name: handed to mil, a
+// usage error for a command that reads no data.
+func TestDataFlag(t *testing.T) {
+	dir := t.TempDir()
+	writeTinyFox(t, dir)
+	js := filepath.Join(dir, "out.json")
+	code, _, errs := runBench(context.Background(), "-data", dir, "mil", "-files", "fox.csv", "-protocols", "split",
+		"-methods", "paper", "-json", js, "-quiet")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res MILResult
+	sectionResults(t, js, "mil", &res)
+	if res.DataDir != dir || len(res.Datasets) != 1 || res.Datasets[0].Name != "fox.csv" || res.Datasets[0].Bags != 20 {
+		t.Errorf("results %+v", res)
+	}
+	if code, _, errs := runBench(context.Background(), "-data", dir, "kernels", "-quiet"); code != exitUsage ||
+		!strings.Contains(errs, "reads no data") {
+		t.Errorf("-data with kernels: exit %d, %q", code, errs)
+	}
+}
+
+// TestInterruptAfterUnits stops each long command after exactly k units of
+// work (cancelAfterUnits) and checks that the k finished units, and only
+// those, reach the JSON, the tables and the figures.
+func TestInterruptAfterUnits(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		args    []string
+		k       int
+		rows    []int    // rows of each table printed
+		figures []string // written with -svg
+		check   func(t *testing.T, results json.RawMessage, notes []string)
+	}{
+		{"kernels", []string{"-kernels", "dot,axpy", "-sizes", "16,64,256", "-time", "1ms", "-reps", "3"}, 4,
+			[]int{3, 1}, []string{"kernels-gbps.svg"}, func(t *testing.T, raw json.RawMessage, _ []string) {
+				var res KernelsResult
+				if err := json.Unmarshal(raw, &res); err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, pt := range res.Points {
+					got = append(got, fmt.Sprintf("%s/%d", pt.Kernel, pt.N))
+				}
+				if want := "Dot/16,Dot/64,Dot/256,Axpy/16"; strings.Join(got, ",") != want {
+					t.Errorf("points %v, want %s", got, want)
+				}
+			}},
+		{"onebit", []string{"-grid-n", "64", "-grid-m", "20,40,60", "-grid-k", "2,4", "-grid-seeds", "1", "-rec-n", "60",
+			"-rec-k", "3", "-rec-seeds", "1", "-speed-n", "0"}, 4,
+			[]int{3, 1}, []string{"onebit-objective.svg"}, func(t *testing.T, raw json.RawMessage, notes []string) {
+				var res OnebitResult
+				if err := json.Unmarshal(raw, &res); err != nil {
+					t.Fatal(err)
+				}
+				if res.Grid == nil || len(res.Grid.Cells) != 4 || res.Recovery != nil || res.Speed != nil {
+					t.Fatalf("results %+v", res)
+				}
+				if c := res.Grid.Cells[3]; c.K != 4 || c.M != 20 {
+					t.Errorf("last cell K = %d, M = %d; want K = 4, M = 20", c.K, c.M)
+				}
+				if !strings.Contains(strings.Join(notes, "\n"), " of 4 cells") {
+					t.Errorf("no summary over the 4 finished cells in %q", notes)
+				}
+			}},
+		{"scaling", []string{"-bags", "40,80,160", "-features", "4,8", "-fixed-bags", "40", "-fixed-features", "5",
+			"-iters", "5", "-reps", "1", "-beta", "gram"}, 2,
+			[]int{2}, []string{"scaling-time.svg"}, func(t *testing.T, raw json.RawMessage, _ []string) {
+				var res ScalingResult
+				if err := json.Unmarshal(raw, &res); err != nil {
+					t.Fatal(err)
+				}
+				if len(res.VsBags) != 2 || len(res.VsFeatures) != 0 || len(res.Slopes) != 1 || res.Slopes[0].Sweep != "bags" {
+					t.Errorf("results %+v", res)
+				}
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			js, svgDir := filepath.Join(dir, "out.json"), filepath.Join(dir, "svg")
+			args := append([]string{c.name, "-json", js, "-svg", svgDir, "-quiet"}, c.args...)
+			code, out, errs := runBench(cancelAfterUnits(t, c.k), args...)
+			if code != exitInterrupted {
+				t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errs)
+			}
+			b, err := os.ReadFile(js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rep struct {
+				Interrupted bool
+				Sections    []struct {
+					Status  string
+					Notes   []string
+					Tables  []*Table
+					Figures []string
+					Results json.RawMessage
+				}
+			}
+			if err := json.Unmarshal(b, &rep); err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Interrupted || len(rep.Sections) != 1 || rep.Sections[0].Status != "interrupted" {
+				t.Fatalf("report: interrupted %v, %d sections", rep.Interrupted, len(rep.Sections))
+			}
+			sec := rep.Sections[0]
+			var rows []int
+			for _, tab := range sec.Tables {
+				if !strings.Contains(out, "### "+tab.Title) {
+					t.Errorf("table %q not printed", tab.Title)
+				}
+				rows = append(rows, len(tab.Rows))
+			}
+			if fmt.Sprint(rows) != fmt.Sprint(c.rows) {
+				t.Errorf("table rows %v, want %v", rows, c.rows)
+			}
+			for _, f := range c.figures {
+				if !slices.Contains(sec.Figures, f) {
+					t.Errorf("figure %s not written: %v", f, sec.Figures)
+				} else {
+					checkSVG(t, filepath.Join(svgDir, f))
+				}
+			}
+			c.check(t, sec.Results, sec.Notes)
+		})
+	}
+}
+
+// TestNoTestingInBinary checks that package testing, with its flags and
+// init work, stays out of the bench command (internal/datadir once pulled
+// it in).
+func TestNoTestingInBinary(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to list the dependencies with")
+	}
+	out, err := exec.Command(goBin, "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/neadmm/neadmm/internal/datadir") {
+		t.Fatalf("go list -deps lacks internal/datadir, so it did not list bench: %v", deps)
+	}
+	if slices.Contains(deps, "testing") {
+		t.Error("the bench command links package testing")
 	}
 }

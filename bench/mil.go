@@ -63,10 +63,18 @@ type MILEval struct {
 	Method   string `json:"method"`
 	Options  string `json:"options"`
 	Protocol string `json:"protocol"`
-	Splits   int    `json:"splits"`
+	// Splits counts the splits that completed; PlannedSplits those of the
+	// protocol. They differ only when Interrupted: the run was stopped
+	// (Ctrl-C) part-way, and every number here is over the completed
+	// splits.
+	Splits        int  `json:"splits"`
+	PlannedSplits int  `json:"planned_splits"`
+	Interrupted   bool `json:"interrupted,omitempty"`
 	// Mean and Std are over the splits (sample std; 0 for one split).
 	Mean MILMetrics `json:"mean"`
 	Std  MILMetrics `json:"std"`
+	// Folds holds each completed split's metrics, in split order.
+	Folds []MILFold `json:"folds"`
 	// FitSeconds is the wall time of each fit (scaling and Gram included);
 	// Iterations the outer iterations; MsPerIteration the solver time per
 	// outer iteration (fit time minus setup, over iterations).
@@ -82,6 +90,14 @@ type MILEval struct {
 	Converged int `json:"converged"`
 	// PrimalResidual is ||r|| at the end of each fit.
 	PrimalResidual Stat `json:"primal_residual"`
+}
+
+// MILFold is one split's metrics: fold Fold of repeat Repeat (Fold is 0
+// for a holdout split).
+type MILFold struct {
+	Repeat int `json:"repeat"`
+	Fold   int `json:"fold"`
+	MILMetrics
 }
 
 // MILMetrics are the bag-level metrics of Table 1 plus average precision.
@@ -234,7 +250,10 @@ func runMIL(ctx context.Context, env *Env, cfg milConfig) error {
 			ds.Paper = &p
 		}
 		res.Datasets = append(res.Datasets, ds)
-		curves := map[string]*mil.Report{} // method -> report of the last protocol, for the figure
+		// The figure draws the last protocol evaluated (method -> report),
+		// so its curves never mix protocols, even after Ctrl-C.
+		var curves map[string]*mil.Report
+		partial := ""
 		tab := &Table{
 			Title: fmt.Sprintf("%s: %d bags (%d positive), %d instances, %d features, %s", src.name, ds.Bags, ds.Positives,
 				ds.Instances, ds.Features, map[bool]string{true: "sparse", false: "dense"}[ds.Sparse]),
@@ -242,52 +261,83 @@ func runMIL(ctx context.Context, env *Env, cfg milConfig) error {
 			Note: "Mean ± std over the splits; AUPR (trapz) is the trapezoid PR area the paper reports as AUPR, AP the average precision. " +
 				"Fit time is the median wall time of one fit (scaling and Gram matrix included); ms/iter the median solver time per outer iteration.",
 		}
+		// An error ends the data set's evaluations; what completed before
+		// it, and on Ctrl-C the completed splits of the interrupted
+		// evaluation, is still reported below.
+		var runErr error
+		var lost string // the evaluation interrupted before any split completed
+	evals:
 		for _, p := range cfg.protocols {
 			proto := mil.PaperSplit(env.Seed)
 			if p == "cv" {
 				proto = mil.KFold(cfg.folds, cfg.repeats, env.Seed)
 			}
 			proto.Workers = cfg.workers
+			protoCurves := map[string]*mil.Report{}
 			for _, m := range cfg.methods {
 				ev, rep, err := milEvaluate(ctx, d, proto, m, prog, src.name)
+				if ev != nil {
+					ds.Evals = append(ds.Evals, ev)
+					protoCurves[m.name], curves = rep, protoCurves
+					protoCell := proto.Name
+					if ev.Interrupted {
+						protoCell += fmt.Sprintf(" (interrupted: %d of %d splits)", ev.Splits, ev.PlannedSplits)
+						partial = fmt.Sprintf("%s interrupted after %d of %d splits", m.name, ev.Splits, ev.PlannedSplits)
+					}
+					tab.Add(m.name, protoCell, pm(ev.Mean.ACC, ev.Std.ACC), pm(ev.Mean.PR, ev.Std.PR), pm(ev.Mean.RE, ev.Std.RE),
+						pm(ev.Mean.F1, ev.Std.F1), pm(ev.Mean.AUC, ev.Std.AUC), pm(ev.Mean.AUPRTrapz, ev.Std.AUPRTrapz),
+						pm(ev.Mean.AP, ev.Std.AP), FmtNs(ev.FitSeconds.Median*1e9), FmtSig(ev.Iterations.Median, 3),
+						FmtSig(ev.MsPerIteration.Median, 3))
+				}
 				if err != nil {
 					if ctx.Err() != nil {
-						if len(tab.Rows) > 0 {
-							env.Table(tab)
+						runErr = ctx.Err()
+						if ev == nil {
+							lost = proto.Name + ", " + m.name
 						}
-						return ctx.Err()
+					} else {
+						runErr = fmt.Errorf("%s, %s, %s: %w", src.name, proto.Name, m.name, err)
 					}
-					return fmt.Errorf("%s, %s, %s: %w", src.name, proto.Name, m.name, err)
+					break evals
 				}
-				ds.Evals = append(ds.Evals, ev)
-				curves[m.name] = rep
-				tab.Add(m.name, proto.Name, pm(ev.Mean.ACC, ev.Std.ACC), pm(ev.Mean.PR, ev.Std.PR), pm(ev.Mean.RE, ev.Std.RE),
-					pm(ev.Mean.F1, ev.Std.F1), pm(ev.Mean.AUC, ev.Std.AUC), pm(ev.Mean.AUPRTrapz, ev.Std.AUPRTrapz),
-					pm(ev.Mean.AP, ev.Std.AP), FmtNs(ev.FitSeconds.Median*1e9), FmtSig(ev.Iterations.Median, 3),
-					FmtSig(ev.MsPerIteration.Median, 3))
 			}
 		}
-		if ds.Paper != nil {
-			pp := ds.Paper
-			f4 := func(v float64) string { return fmt.Sprintf("%.4f", v) }
-			tab.Add("paper, Table 1", "80/20 split", f4(pp.ACC), f4(pp.PR), f4(pp.RE), f4(pp.F1), f4(pp.AUC), f4(pp.AUPRTrapz), "–", "–", "–", "–")
+		if len(ds.Evals) > 0 {
+			if ds.Paper != nil {
+				pp := ds.Paper
+				f4 := func(v float64) string { return fmt.Sprintf("%.4f", v) }
+				tab.Add("paper, Table 1", "80/20 split", f4(pp.ACC), f4(pp.PR), f4(pp.RE), f4(pp.F1), f4(pp.AUC), f4(pp.AUPRTrapz), "–", "–", "–", "–")
+			}
+			env.Table(tab)
 		}
-		env.Table(tab)
 		for _, ev := range ds.Evals {
 			if ev.Method == "default" {
-				env.Note("%s, %s, default: time per outer iteration split q %.0f%%, beta %.0f%%, t %.0f%%, engine %.0f%%; %d of %d fits met the stopping test, final primal residual median %s.",
-					src.name, ev.Protocol, 100*ev.Split["q"], 100*ev.Split["beta"], 100*ev.Split["t"], 100*ev.Split["engine"],
+				stopped := ""
+				if ev.Interrupted {
+					stopped = fmt.Sprintf(" (interrupted after %d of %d splits)", ev.Splits, ev.PlannedSplits)
+				}
+				env.Note("%s, %s, default%s: time per outer iteration split q %.0f%%, beta %.0f%%, t %.0f%%, engine %.0f%%; %d of %d fits met the stopping test, final primal residual median %s.",
+					src.name, ev.Protocol, stopped, 100*ev.Split["q"], 100*ev.Split["beta"], 100*ev.Split["t"], 100*ev.Split["engine"],
 					ev.Converged, ev.Splits, FmtSig(ev.PrimalResidual.Median, 3))
 			}
 		}
-		if fig := milCurves(src.name, cfg.methods, curves); fig != nil {
+		if lost != "" {
+			env.Note("%s, %s: interrupted before any split completed.", src.name, lost)
+		}
+		if fig := milCurves(src.name, cfg.methods, curves, partial); fig != nil {
 			env.Figure(figName(src.name), fig)
+		}
+		if runErr != nil {
+			return runErr
 		}
 	}
 	return nil
 }
 
-// milEvaluate runs one method under one protocol and summarizes it.
+// milEvaluate runs one method under one protocol and summarizes it. When
+// ctx is cancelled part-way it returns ctx's error beside the summary of
+// the splits that completed (Interrupted set), or a nil summary if none
+// did; any other error comes alone.
 func milEvaluate(ctx context.Context, d *mil.Dataset, proto mil.Protocol, m milMethod, prog *Progress, name string) (*MILEval, *mil.Report, error) {
 	var mu sync.Mutex
 	var fits []mil.FitResult
@@ -297,18 +347,30 @@ func milEvaluate(ctx context.Context, d *mil.Dataset, proto mil.Protocol, m milM
 		if err != nil {
 			return nil, err
 		}
+		sc, err := model.BagScores(test)
+		if err != nil {
+			return nil, err
+		}
 		mu.Lock()
 		fits = append(fits, model.Result())
 		mu.Unlock()
-		prog.Done(1)
-		return model.BagScores(test)
+		prog.Done(1) // the split completes: nothing below checks ctx
+		return sc, nil
 	}
 	rep, err := proto.Run(ctx, d, score)
-	if err != nil {
+	// On Ctrl-C, Run still reports the splits that completed.
+	if err != nil && (ctx.Err() == nil || rep == nil || len(rep.Folds) == 0) {
 		return nil, nil, err
 	}
+	if len(fits) != len(rep.Folds) { // a fold fails only with the error above
+		return nil, nil, fmt.Errorf("%d fits for %d completed splits", len(fits), len(rep.Folds))
+	}
 	ev := &MILEval{Method: m.name, Options: m.desc, Protocol: proto.Name, Splits: len(rep.Folds),
+		PlannedSplits: proto.Repeats * max(1, proto.Folds), Interrupted: err != nil,
 		Mean: fromMetrics(rep.Mean), Std: fromMetrics(rep.Std), Split: map[string]float64{}}
+	for _, f := range rep.Folds {
+		ev.Folds = append(ev.Folds, MILFold{Repeat: f.Repeat, Fold: f.Fold, MILMetrics: fromMetrics(f.Metrics)})
+	}
 	var secs, its, msIt, prim []float64
 	var tq, tb, tt, te time.Duration
 	for _, r := range fits {
@@ -332,7 +394,7 @@ func milEvaluate(ctx context.Context, d *mil.Dataset, proto mil.Protocol, m milM
 		ev.Split["t"], ev.Split["engine"] = float64(tt)/float64(sum), float64(te)/float64(sum)
 	}
 	ev.FitSeconds, ev.Iterations, ev.MsPerIteration, ev.PrimalResidual = Summarize(secs), Summarize(its), Summarize(msIt), Summarize(prim)
-	return ev, rep, nil
+	return ev, rep, err
 }
 
 // pm formats mean ± std with 4 decimals (std omitted for a single split).
@@ -358,9 +420,11 @@ func figName(name string) string {
 	return strings.TrimSuffix(b.String(), "-")
 }
 
-// milCurves draws the pooled ROC and PR curves of each method's last
-// evaluation: two panels, one series per method.
-func milCurves(name string, methods []milMethod, reps map[string]*mil.Report) *svgplot.Figure {
+// milCurves draws the pooled ROC and PR curves of each method's report
+// under one protocol: two panels, one series per method. A non-empty
+// partial (say, "default interrupted after 3 of 50 splits") goes in the
+// title.
+func milCurves(name string, methods []milMethod, reps map[string]*mil.Report, partial string) *svgplot.Figure {
 	roc := svgplot.Plot{Title: "ROC", Legend: svgplot.LegendBottomRight,
 		X: svgplot.Axis{Label: "false positive rate", Min: 0, Max: 1}, Y: svgplot.Axis{Label: "true positive rate", Min: 0, Max: 1}}
 	pr := svgplot.Plot{Title: "precision-recall", Legend: svgplot.LegendBottomLeft,
@@ -393,5 +457,9 @@ func milCurves(name string, methods []milMethod, reps map[string]*mil.Report) *s
 	}
 	roc.Series = append(roc.Series, svgplot.Series{Name: "chance", X: []float64{0, 1}, Y: []float64{0, 1},
 		Dashed: true, Color: "#999999", Marker: svgplot.MarkerNone})
-	return &svgplot.Figure{Title: fmt.Sprintf("%s: pooled test scores, %s", name, protocol), Panels: []svgplot.Plot{roc, pr}}
+	title := fmt.Sprintf("%s: pooled test scores, %s", name, protocol)
+	if partial != "" {
+		title += " (" + partial + ")"
+	}
+	return &svgplot.Figure{Title: title, Panels: []svgplot.Plot{roc, pr}}
 }

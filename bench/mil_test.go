@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,15 +15,23 @@ import (
 )
 
 // sectionResults reads a -json report and decodes the results of its only
-// section into v.
+// section, which must have status "ok", into v.
 func sectionResults(t *testing.T, name, command string, v any) {
+	t.Helper()
+	sectionResultsStatus(t, name, command, "ok", v)
+}
+
+// sectionResultsStatus is sectionResults for a section with the given
+// status; the report's interrupted flag must match an "interrupted" one.
+func sectionResultsStatus(t *testing.T, name, command, status string, v any) {
 	t.Helper()
 	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var rep struct {
-		Sections []struct {
+		Interrupted bool
+		Sections    []struct {
 			Command string
 			Status  string
 			Error   string
@@ -33,8 +42,9 @@ func sectionResults(t *testing.T, name, command string, v any) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatalf("JSON does not parse: %v", err)
 	}
-	if len(rep.Sections) != 1 || rep.Sections[0].Command != command || rep.Sections[0].Status != "ok" {
-		t.Fatalf("sections: %+v", rep.Sections)
+	if len(rep.Sections) != 1 || rep.Sections[0].Command != command || rep.Sections[0].Status != status ||
+		rep.Interrupted != (status == "interrupted") {
+		t.Fatalf("interrupted %v, sections: %+v", rep.Interrupted, rep.Sections)
 	}
 	if err := json.Unmarshal(rep.Sections[0].Results, v); err != nil {
 		t.Fatalf("results do not parse: %v", err)
@@ -51,6 +61,20 @@ func checkMILEval(t *testing.T, ds string, ev *MILEval) {
 			t.Errorf("%s %s %s: metric outside [0,1]: %+v", ds, ev.Method, ev.Protocol, m)
 			break
 		}
+	}
+	if len(ev.Folds) != ev.Splits || ev.Splits < 1 || ev.Splits > ev.PlannedSplits || ev.Interrupted != (ev.Splits < ev.PlannedSplits) {
+		t.Errorf("%s %s %s: %d folds, %d of %d splits, interrupted %v", ds, ev.Method, ev.Protocol, len(ev.Folds),
+			ev.Splits, ev.PlannedSplits, ev.Interrupted)
+	}
+	// The mean is over the folds reported, no more, no fewer. The sums
+	// run over at most a few dozen values in [0, 1]: 1e-12 is far above
+	// their rounding error and far below any one fold's share.
+	var aucs float64
+	for _, f := range ev.Folds {
+		aucs += f.AUC
+	}
+	if n := len(ev.Folds); n > 0 && math.Abs(aucs/float64(n)-m.AUC) > 1e-12 {
+		t.Errorf("%s %s %s: mean AUC %v, but the folds' AUCs average %v", ds, ev.Method, ev.Protocol, m.AUC, aucs/float64(n))
 	}
 	if ev.FitSeconds.N != ev.Splits || !(ev.FitSeconds.Median > 0) || !(ev.Iterations.Median >= 1) ||
 		!(ev.MsPerIteration.Median > 0) || ev.Converged > ev.Splits {
@@ -222,9 +246,129 @@ func TestMILScalingFlags(t *testing.T) {
 	}
 }
 
-// TestMILInterrupt cancels a cross-validation run and checks it stops
-// promptly with what finished reported.
+// cancelAfterUnits returns a context that is cancelled (through
+// testUnitDone) once k units of work have been marked done on a Progress.
+// In mil a unit is a fit whose test bags are scored, so with one worker
+// exactly k splits complete: the split being scored still completes, later
+// ones do not start.
+func cancelAfterUnits(t *testing.T, k int) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	var n atomic.Int64
+	testUnitDone = func() {
+		if n.Add(1) == int64(k) {
+			cancel()
+		}
+	}
+	t.Cleanup(func() { testUnitDone = nil; cancel() })
+	return ctx
+}
+
+// interruptedMIL runs args with -json js, cancelled after k units of work,
+// and returns the one evaluation reported (checked with checkMILEval) and
+// stdout.
+func interruptedMIL(t *testing.T, k int, js string, args ...string) (*MILEval, string) {
+	t.Helper()
+	code, out, errs := runBench(cancelAfterUnits(t, k), append(args, "-json", js)...)
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errs)
+	}
+	var res MILResult
+	sectionResultsStatus(t, js, "mil", "interrupted", &res)
+	if len(res.Datasets) != 1 || len(res.Datasets[0].Evals) != 1 {
+		t.Fatalf("results: %+v", res)
+	}
+	ev := res.Datasets[0].Evals[0]
+	checkMILEval(t, res.Datasets[0].Name, ev)
+	return ev, out
+}
+
+// TestMILInterrupt cancels cross-validation after exactly k splits and
+// checks that those splits, and only those, are reported: in the table,
+// the notes, the JSON (equal to the first k folds of the full run) and the
+// figure.
 func TestMILInterrupt(t *testing.T) {
+	const k = 3
+	dir := t.TempDir()
+	args := []string{"mil", "-data", dir, "-synth", "120", "-protocols", "cv", "-folds", "4", "-repeats", "2",
+		"-methods", "default", "-quiet"}
+	fullJS, js, svgDir := filepath.Join(dir, "full.json"), filepath.Join(dir, "out.json"), filepath.Join(dir, "svg")
+	if code, _, errs := runBench(context.Background(), append(args, "-json", fullJS)...); code != exitOK {
+		t.Fatalf("full run: exit %d: %s", code, errs)
+	}
+	var full MILResult
+	sectionResults(t, fullJS, "mil", &full)
+
+	ev, out := interruptedMIL(t, k, js, append(args, "-svg", svgDir)...)
+	if ev.Splits != k || ev.PlannedSplits != 8 || !ev.Interrupted {
+		t.Fatalf("%d of %d splits, interrupted %v; want %d of 8, interrupted", ev.Splits, ev.PlannedSplits, ev.Interrupted, k)
+	}
+	// The same data, seed and options: the completed folds are the full
+	// run's first k, bit for bit.
+	fullEv := full.Datasets[0].Evals[0]
+	if fullEv.Splits != 8 || fullEv.Interrupted {
+		t.Fatalf("full run: %d splits, interrupted %v", fullEv.Splits, fullEv.Interrupted)
+	}
+	for i, f := range ev.Folds {
+		if f != fullEv.Folds[i] {
+			t.Errorf("fold %d: %+v, the full run has %+v", i, f, fullEv.Folds[i])
+		}
+	}
+	for _, want := range []string{"| default | 4-fold CV x2 (interrupted: 3 of 8 splits) |",
+		"default (interrupted after 3 of 8 splits): time per outer iteration split", "**Interrupted**"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// ROC and PR of the completed folds, plus the chance line.
+	if n := checkSVG(t, filepath.Join(svgDir, "mil-synthetic-120-bags.svg")); n != 3 {
+		t.Errorf("figure has %d series paths, want 3", n)
+	}
+}
+
+// TestMILInterruptFigure interrupts cross-validation after both methods
+// finished the 80/20 split: the figure draws the completed CV splits of the
+// one method that has them, not a mix of protocols, and says so.
+func TestMILInterruptFigure(t *testing.T) {
+	dir := t.TempDir()
+	svgDir := filepath.Join(dir, "svg")
+	code, _, errs := runBench(cancelAfterUnits(t, 3), "mil", "-data", dir, "-synth", "120", "-protocols", "split,cv",
+		"-folds", "3", "-repeats", "1", "-methods", "default,paper", "-svg", svgDir, "-quiet")
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errs)
+	}
+	name := filepath.Join(svgDir, "mil-synthetic-120-bags.svg")
+	if n := checkSVG(t, name); n != 3 {
+		t.Errorf("figure has %d series paths, want 3 (default's ROC and PR, chance)", n)
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "pooled test scores, 3-fold CV x1 (default interrupted after 1 of 3 splits)"; !strings.Contains(string(b), want) {
+		t.Errorf("figure title lacks %q", want)
+	}
+}
+
+// TestMILInterruptBeforeASplit stops the second evaluation before its only
+// split completes: the first is reported whole and the second named.
+func TestMILInterruptBeforeASplit(t *testing.T) {
+	dir := t.TempDir()
+	ev, out := interruptedMIL(t, 1, filepath.Join(dir, "out.json"), "mil", "-data", dir, "-synth", "200",
+		"-protocols", "split", "-methods", "default,paper", "-quiet")
+	if ev.Method != "default" || ev.Interrupted || ev.Splits != 1 {
+		t.Errorf("evaluation %+v", ev)
+	}
+	for _, want := range []string{"| default | 80/20 split |", "80/20 split, paper: interrupted before any split completed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestMILInterruptPrompt cancels a long cross-validation on a timer, most
+// likely inside a fit, and checks it stops promptly with a consistent
+// report.
+func TestMILInterruptPrompt(t *testing.T) {
 	js := filepath.Join(t.TempDir(), "out.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
@@ -237,8 +381,11 @@ func TestMILInterrupt(t *testing.T) {
 	if code != exitInterrupted {
 		t.Errorf("exit %d, want %d", code, exitInterrupted)
 	}
-	b, err := os.ReadFile(js)
-	if err != nil || !json.Valid(b) {
-		t.Fatalf("report: %v", err)
+	var res MILResult
+	sectionResultsStatus(t, js, "mil", "interrupted", &res)
+	for _, ds := range res.Datasets {
+		for _, ev := range ds.Evals {
+			checkMILEval(t, ds.Name, ev)
+		}
 	}
 }

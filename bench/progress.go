@@ -49,13 +49,22 @@ func (p *Progress) Running(what string) {
 	p.print(false)
 }
 
-// Done marks n more units as finished.
+// Done marks n more units as finished. Call it once a unit's results are
+// recorded (or certain to be), so that testUnitDone sees finished work.
 func (p *Progress) Done(n int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done += n
 	p.print(false)
+	if testUnitDone != nil {
+		testUnitDone()
+	}
 }
+
+// testUnitDone, when set, is called on every Progress.Done. Tests use it to
+// cancel a run after an exact number of units of work, where a timer would
+// make the number depend on the machine's speed.
+var testUnitDone func()
 
 // Finish ends the progress display with a final line.
 func (p *Progress) Finish() {

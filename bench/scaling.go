@@ -135,7 +135,7 @@ func runScaling(ctx context.Context, env *Env, res *ScalingResult, bags, feature
 		"with the default options otherwise (no early stop, so each point does the same number of iterations); median of %d fits.",
 		maxInst, res.Density, res.Iters, res.Reps)
 	// The figure is recorded with its first panel and filled as sweeps
-	// finish, so an interrupted run still draws what finished.
+	// end, so an interrupted run still draws the sizes that finished.
 	fig := &svgplot.Figure{Title: "neADMM multi-instance fit time (the paper's Figure 3)"}
 	prog := env.Progress("fits", (len(bags)+len(features))*len(paths)*res.Reps)
 	defer prog.Finish()
@@ -168,29 +168,34 @@ func runScaling(ctx context.Context, env *Env, res *ScalingResult, bags, feature
 		for i, p := range paths {
 			series[i] = svgplot.Series{Name: p.String()}
 		}
+		// An error or Ctrl-C ends the sweep; the points it finished still
+		// get their slopes, table rows and panel below.
+		var runErr error
+	sizes:
 		for _, n := range sw.sizes {
 			cfg := sw.cfg(n)
 			cfg.Seed = env.Seed
 			d, _, err := mil.Synthetic(cfg)
 			if err != nil {
-				return err
+				runErr = err
+				break
 			}
 			for i, path := range paths {
 				opt.Beta = path
 				var secs, setup, inner []float64
 				for range res.Reps {
 					if err := ctx.Err(); err != nil {
-						env.Table(tab)
-						return err
+						runErr = err
+						break sizes
 					}
 					prog.Running(fmt.Sprintf("%s=%d %v", sw.name, n, path))
 					m, err := mil.Fit(ctx, d, opt)
 					if err != nil {
-						if ctx.Err() != nil {
-							env.Table(tab)
-							return ctx.Err()
+						runErr = ctx.Err()
+						if runErr == nil {
+							runErr = fmt.Errorf("%s=%d, %v: %w", sw.name, n, path, err)
 						}
-						return fmt.Errorf("%s=%d, %v: %w", sw.name, n, path, err)
+						break sizes
 					}
 					r := m.Result()
 					secs = append(secs, r.Time.Total.Seconds())
@@ -222,15 +227,20 @@ func runScaling(ctx context.Context, env *Env, res *ScalingResult, bags, feature
 			tab.Note = "Fitted log-log slope of the median fit time against the number of " + sw.name + ": " + strings.Join(notes, ", ") +
 				" (1 = linear)."
 		}
-		panel.Series = append(panel.Series, series...)
-		if ref := slopeOneGuide(series); ref != nil {
-			panel.Series = append(panel.Series, *ref)
+		if len(tab.Rows) > 0 {
+			panel.Series = append(panel.Series, series...)
+			if ref := slopeOneGuide(series); ref != nil {
+				panel.Series = append(panel.Series, *ref)
+			}
+			fig.Panels = append(fig.Panels, panel)
+			if len(fig.Panels) == 1 {
+				env.Figure("time", fig)
+			}
+			env.Table(tab)
 		}
-		fig.Panels = append(fig.Panels, panel)
-		if len(fig.Panels) == 1 {
-			env.Figure("time", fig)
+		if runErr != nil {
+			return runErr
 		}
-		env.Table(tab)
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ package datadir
 import (
 	"os"
 	"path/filepath"
-	"testing"
 )
 
 // EnvVar names the environment variable that overrides the data directory.
@@ -33,10 +32,20 @@ func Find() (dir string, ok bool) {
 	}
 }
 
+// TB is the part of testing.TB that File uses; *testing.T and *testing.B
+// satisfy it. Taking this instead of testing.TB keeps package testing (and
+// its flags) out of commands that import datadir for Find.
+type TB interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Skipf(format string, args ...any)
+}
+
 // File returns the path of the named data file for a test. When it is
-// missing the test fails under CI=true (CI must not silently skip real-data
-// checks) and is skipped otherwise.
-func File(tb testing.TB, name string) string {
+// missing the test fails (tb.Fatalf) under CI=true, since CI must not
+// silently skip real-data checks, and is skipped (tb.Skipf) otherwise; File
+// then returns "" if tb's Fatalf or Skipf returns, which testing's do not.
+func File(tb TB, name string) string {
 	tb.Helper()
 	dir, ok := Find()
 	p := filepath.Join(dir, name)
@@ -47,6 +56,7 @@ func File(tb testing.TB, name string) string {
 	}
 	if os.Getenv("CI") == "true" {
 		tb.Fatalf("data file %s not found (set %s or place ../shared/data beside the module)", name, EnvVar)
+		return ""
 	}
 	tb.Skipf("data file %s not found; set %s to run this test", name, EnvVar)
 	return ""
