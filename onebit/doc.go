@@ -122,7 +122,7 @@
 // N = M = 1000 one takes about 80 µs here (AVX2 kernels, 2 cores shared
 // with other work, so timings are noisy). A Solve with DefaultOptions at
 // that size (BenchmarkSolve, K = 10) takes 100 iterations, 1352 FISTA steps
-// and 2706 products (1354 Phi x, 1352 Phi^T r): 0.22-0.23 s in the two
+// and 2705 products (1353 Phi x, 1352 Phi^T r): 0.22-0.23 s in the two
 // least loaded of six runs, of which 92-97% is spent in the products
 // (their count times their time measured apart) and 6-20 ms in the rest
 // (FISTA's vector work, the soft-threshold, the sphere prox, the engine's

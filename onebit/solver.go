@@ -259,7 +259,11 @@ func (s *Solver) run(ctx context.Context, p *Problem, x []float64, opt Options, 
 	sp.p, sp.lambda, sp.weight = p, opt.Lambda, weight
 	sp.fopt = neadmm.FISTAOptions{L: 1, Tol: opt.InnerTol, MaxIter: opt.InnerMaxIter}
 	sp.inner, sp.products, sp.trans = 0, 0, 0
-	er, err := s.admm.Solve(ctx, sp, x, s.w, s.dual, opt.engine())
+	var prob neadmm.Problem = sp
+	if opt.Callback != nil {
+		prob = withObjective{sp}
+	}
+	er, err := s.admm.Solve(ctx, prob, x, s.w, s.dual, opt.engine())
 	res := Result{
 		Iterations: er.Iterations, Reason: er.Reason, Primal: er.Primal, Dual: er.Dual, Rho: er.Rho,
 		Objective: math.NaN(),

@@ -306,6 +306,24 @@ func TestSolveCancelAndCallback(t *testing.T) {
 			t.Errorf("iteration %+v: want an objective and rho = 1", it)
 		}
 	}
+
+	// The objective costs one product per iteration when a callback asks
+	// for it (plus the engine's final one), and nothing otherwise: the same
+	// solve, with identical iterates, differs in products by exactly that.
+	o = onebit.DefaultOptions()
+	o.MaxIter = 7
+	plain, err := s.Solve(context.Background(), p, x, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Callback = func(neadmm.Iteration) bool { return false }
+	logged, err := s.Solve(context.Background(), p, x, o)
+	if err != nil || logged.Iterations != plain.Iterations || logged.InnerIterations != plain.InnerIterations {
+		t.Fatalf("with a callback: %v, %+v; without: %+v", err, logged, plain)
+	}
+	if d := logged.Products - plain.Products; d != plain.Iterations+1 {
+		t.Errorf("the callback's objectives cost %d products over %d iterations, want %d", d, plain.Iterations, plain.Iterations+1)
+	}
 }
 
 func TestSolveAllocs(t *testing.T) {

@@ -83,9 +83,15 @@ func (s *splitting) Constraint1JacT(dst, x, v []float64) {
 	}
 }
 
+// withObjective is the splitting with neadmm.Objectiver, handed to the
+// engine only when a callback wants the objective: the engine would
+// otherwise also evaluate it after the last iteration, one product with Phi
+// at the unnormalized x that run then repeats at the normalized estimate.
+type withObjective struct{ *splitting }
+
 // Objective is F1 + F2 = l(x) (F2 = 0), for the engine's callback. It
 // costs one product with Phi.
-func (s *splitting) Objective(x, w []float64) float64 {
+func (s withObjective) Objective(x, w []float64) float64 {
 	s.mulPhi(x)
 	return s.l1(x) + s.lambda*consistencyLoss(s.ax, s.p.y)
 }
