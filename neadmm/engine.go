@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/neadmm/neadmm/internal/buf"
 	"github.com/neadmm/neadmm/vec"
 )
 
@@ -254,10 +255,10 @@ func (sv *Solver) Solve(ctx context.Context, p Problem, x1, x2, y []float64, opt
 		}
 	}
 	res.Reason = 0 // the input is valid: the loop below decides
-	sv.f1 = grow(sv.f1, m)
-	sv.f2 = grow(sv.f2, m)
-	sv.f2old = grow(sv.f2old, m)
-	sv.jt = grow(sv.jt, n1)
+	sv.f1 = buf.Grow(sv.f1, m)
+	sv.f2 = buf.Grow(sv.f2, m)
+	sv.f2old = buf.Grow(sv.f2old, m)
+	sv.jt = buf.Grow(sv.jt, n1)
 	f1, f2, f2old, jt := sv.f1, sv.f2, sv.f2old, sv.jt
 	obj, hasObj := p.(Objectiver)
 	sqrtM, sqrtN1 := math.Sqrt(float64(m)), math.Sqrt(float64(n1))

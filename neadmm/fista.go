@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/neadmm/neadmm/internal/buf"
 	"github.com/neadmm/neadmm/vec"
 )
 
@@ -159,11 +160,11 @@ func (s *FISTA) Solve(p FISTAProblem, x []float64, opt FISTAOptions) (FISTAResul
 	if opt.Backtrack {
 		L = max(L, s.L)
 	}
-	s.x = grow(s.x, n)
-	s.xn = grow(s.xn, n)
-	s.y = grow(s.y, n)
-	s.grad = grow(s.grad, n)
-	s.tmp = grow(s.tmp, n)
+	s.x = buf.Grow(s.x, n)
+	s.xn = buf.Grow(s.xn, n)
+	s.y = buf.Grow(s.y, n)
+	s.grad = buf.Grow(s.grad, n)
+	s.tmp = buf.Grow(s.tmp, n)
 	xk, xn, y, grad, tmp := s.x, s.xn, s.y, s.grad, s.tmp
 	copy(xk, x)
 	copy(y, x)
@@ -260,12 +261,4 @@ func (s *FISTA) Solve(p FISTAProblem, x []float64, opt FISTAOptions) (FISTAResul
 		res.Objective = fx + ng.Nonsmooth(x)
 	}
 	return res, err
-}
-
-// grow returns buf resliced to n, reallocating only if its capacity is short.
-func grow(buf []float64, n int) []float64 {
-	if cap(buf) < n {
-		return make([]float64, n)
-	}
-	return buf[:n]
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/neadmm/neadmm/internal/buf"
 	"github.com/neadmm/neadmm/vec"
 )
 
@@ -81,8 +82,8 @@ type bihtWork struct {
 func (ws *bihtWork) run(ctx context.Context, p *Problem, x []float64, k int, keep []float64, maxIter int) (BIHTResult, error) {
 	var res BIHTResult
 	m, n := p.m, p.n
-	ws.ax, ws.r = grow(ws.ax, m), grow(ws.r, m)
-	ws.g, ws.old = grow(ws.g, n), grow(ws.old, n)
+	ws.ax, ws.r = buf.Grow(ws.ax, m), buf.Grow(ws.r, m)
+	ws.g, ws.old = buf.Grow(ws.g, n), buf.Grow(ws.old, n)
 	ax, r, g, old := ws.ax, ws.r, ws.g, ws.old
 	half := 0.5 / float64(m) // tau/2
 	copy(r, p.y)             // first step: y - sign(Phi 0) with sign(0) = 0
@@ -123,24 +124,22 @@ func (ws *bihtWork) run(ctx context.Context, p *Problem, x []float64, k int, kee
 			break
 		}
 	}
-	if nx := vec.Nrm2(x); nx > 0 {
-		vec.Scal(1/nx, x)
-	}
+	normalize(x)
 	return res, err
 }
 
 // hardThreshold keeps the k largest |x_j| (ties broken towards the lower
-// index) and zeroes the rest; buf (len(x)) is scratch.
-func hardThreshold(x []float64, k int, buf []float64) {
+// index) and zeroes the rest; scratch (len(x)) is overwritten.
+func hardThreshold(x []float64, k int, scratch []float64) {
 	if k >= len(x) {
 		return
 	}
 	for j, v := range x {
-		buf[j] = -math.Abs(v) // ascending sort of -|x| = descending |x|
+		scratch[j] = -math.Abs(v) // ascending sort of -|x| = descending |x|
 	}
-	slices.Sort(buf)
-	t := -buf[k-1] // the k-th largest magnitude
-	above := 0     // entries strictly above t are all kept
+	slices.Sort(scratch)
+	t := -scratch[k-1] // the k-th largest magnitude
+	above := 0         // entries strictly above t are all kept
 	for _, v := range x {
 		if math.Abs(v) > t {
 			above++
@@ -195,6 +194,6 @@ func Passive(p *Problem, x []float64, t float64) error {
 		return nil
 	}
 	vec.SoftThreshold(x, x, t)
-	vec.Scal(1/vec.Nrm2(x), x)
+	normalize(x) // not zero: t < max |x_j|
 	return nil
 }

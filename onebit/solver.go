@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/neadmm/neadmm/internal/buf"
 	"github.com/neadmm/neadmm/neadmm"
 	"github.com/neadmm/neadmm/vec"
 )
@@ -168,10 +169,10 @@ type Solver struct {
 
 func (s *Solver) resize(p *Problem) {
 	s.sp.resize(p.m, p.n)
-	s.w = grow(s.w, p.n)
-	s.dual = grow(s.dual, 1+p.n)
-	s.tmp = grow(s.tmp, p.n)
-	s.keep = grow(s.keep, p.n)
+	s.w = buf.Grow(s.w, p.n)
+	s.dual = buf.Grow(s.dual, 1+p.n)
+	s.tmp = buf.Grow(s.tmp, p.n)
+	s.keep = buf.Grow(s.keep, p.n)
 }
 
 // Solve runs neADMM (Algorithm 2 of the paper) on
@@ -225,14 +226,21 @@ func (s *Solver) Solve(ctx context.Context, p *Problem, x []float64, opt Options
 	return s.run(ctx, p, x, opt, nil)
 }
 
-// normalize scales a finite, non-zero x to unit norm. A norm that
-// overflows (finite entries near MaxFloat64) or whose reciprocal does
-// (subnormal entries) is first brought into range by an exact power-of-two
-// scaling.
-func normalize(x []float64) {
+// normalize scales x to unit norm and reports whether it could: it leaves
+// a zero or non-finite x as it is and returns false. A norm that overflows
+// (finite entries near MaxFloat64) or whose reciprocal does (subnormal
+// entries) is first brought into range by an exact power-of-two scaling.
+func normalize(x []float64) bool {
 	nx := vec.Nrm2(x)
 	switch {
+	case nx == 0 || math.IsNaN(nx):
+		return false
 	case math.IsInf(nx, 1):
+		for _, v := range x {
+			if math.IsInf(v, 0) {
+				return false
+			}
+		}
 		vec.Scal(0x1p-4, x)
 		nx = vec.Nrm2(x)
 	case nx < 0x1p-1000:
@@ -240,6 +248,7 @@ func normalize(x []float64) {
 		nx = vec.Nrm2(x)
 	}
 	vec.Scal(1/nx, x)
+	return true
 }
 
 // backprojection sets x = Phi^T y (e_1 if that is zero), not normalized.
@@ -268,13 +277,10 @@ func (s *Solver) run(ctx context.Context, p *Problem, x []float64, opt Options, 
 		Iterations: er.Iterations, Reason: er.Reason, Primal: er.Primal, Dual: er.Dual, Rho: er.Rho,
 		Objective: math.NaN(),
 	}
-	nx := vec.Nrm2(x)
-	if nx == 0 {
+	if vec.Nrm2(x) == 0 {
 		copy(x, s.w)
-		nx = vec.Nrm2(x)
 	}
-	if nx > 0 && nx <= math.MaxFloat64 {
-		vec.Scal(1/nx, x)
+	if normalize(x) {
 		res.Objective = s.objective(p, x, opt.Lambda)
 	}
 	res.InnerIterations, res.Products, res.TransProducts = sp.inner, sp.products, sp.trans

@@ -3,6 +3,7 @@ package onebit
 import (
 	"math"
 
+	"github.com/neadmm/neadmm/internal/buf"
 	"github.com/neadmm/neadmm/neadmm"
 	"github.com/neadmm/neadmm/vec"
 )
@@ -36,10 +37,10 @@ type splitting struct {
 }
 
 func (s *splitting) resize(m, n int) {
-	s.c = grow(s.c, n)
-	s.v = grow(s.v, n)
-	s.ax = grow(s.ax, m)
-	s.r = grow(s.r, m)
+	s.c = buf.Grow(s.c, n)
+	s.v = buf.Grow(s.v, n)
+	s.ax = buf.Grow(s.ax, m)
+	s.r = buf.Grow(s.r, m)
 }
 
 func (s *splitting) Dims() (n1, n2, m int) { return s.p.n, s.p.n, 1 + s.p.n }
@@ -186,12 +187,4 @@ func (s *splitting) Prox(dst, x []float64, step float64) {
 			dst[j] = 0
 		}
 	}
-}
-
-// grow returns buf resliced to n, reallocating only if its capacity is short.
-func grow(buf []float64, n int) []float64 {
-	if cap(buf) < n {
-		return make([]float64, n)
-	}
-	return buf[:n]
 }
