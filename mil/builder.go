@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/neadmm/neadmm/internal/num"
 )
 
 // Storage selects how a dataset's feature matrix is stored, and so which
@@ -193,7 +195,7 @@ func (b *Builder) AddDense(bagID, instanceID string, label float64, x []float64)
 		return fmt.Errorf("mil: AddDense: %d features, want %d", len(x), cols)
 	}
 	for j, v := range x {
-		if !isFinite(v) {
+		if !num.Finite(v) {
 			return fmt.Errorf("mil: AddDense: feature %d is %v", j, v)
 		}
 	}
@@ -237,7 +239,7 @@ func (b *Builder) AddSparse(bagID, instanceID string, label float64, index []int
 		if j <= prev {
 			return fmt.Errorf("mil: AddSparse: index %d not greater than previous index %d", j, prev)
 		}
-		if !isFinite(value[p]) {
+		if !num.Finite(value[p]) {
 			return fmt.Errorf("mil: AddSparse: feature %d is %v", j, value[p])
 		}
 		prev = j

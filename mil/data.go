@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/neadmm/neadmm/internal/num"
 )
 
 // Dataset is an immutable multi-instance dataset: NumInstances instances of
@@ -312,7 +314,7 @@ func NewDense(x []float64, numFeatures int, bagPtr []int, labels []float64) (*Da
 		return nil, fmt.Errorf("mil: NewDense: len(x) = %d is not a multiple of numFeatures = %d", len(x), numFeatures)
 	}
 	for i, v := range x {
-		if !isFinite(v) {
+		if !num.Finite(v) {
 			return nil, fmt.Errorf("mil: NewDense: instance %d feature %d is %v", i/numFeatures, i%numFeatures, v)
 		}
 	}
@@ -348,7 +350,7 @@ func NewSparse(rowptr []int, colidx []int32, values []float64, numFeatures int, 
 			if c <= prev || int(c) >= numFeatures {
 				return nil, fmt.Errorf("mil: NewSparse: row %d: column %d out of range or not increasing", i, c)
 			}
-			if !isFinite(values[p]) {
+			if !num.Finite(values[p]) {
 				return nil, fmt.Errorf("mil: NewSparse: row %d column %d is %v", i, c, values[p])
 			}
 			prev = c
@@ -390,5 +392,3 @@ func newDataset(m *storage, bagPtr []int, labels []float64, fn string) (*Dataset
 		bagIDs: ids,
 	}, nil
 }
-
-func isFinite(v float64) bool { return v-v == 0 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/neadmm/neadmm/internal/num"
 	"github.com/neadmm/neadmm/neadmm"
 	"github.com/neadmm/neadmm/vec"
 )
@@ -213,9 +214,8 @@ func PaperOptions() Options {
 }
 
 func (o *Options) check() error {
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
-	case !(o.Lambda >= 0) || !finite(o.Lambda):
+	case !(o.Lambda >= 0) || !num.Finite(o.Lambda):
 		return fmt.Errorf("mil: Options.Lambda = %g, want finite and >= 0", o.Lambda)
 	case o.Loss < MeanLoss || o.Loss > SumLoss:
 		return fmt.Errorf("mil: Options.Loss = %d, unknown", int(o.Loss))
@@ -227,11 +227,11 @@ func (o *Options) check() error {
 		return fmt.Errorf("mil: Options.Beta = %d, unknown", int(o.Beta))
 	case o.MaxIter <= 0:
 		return fmt.Errorf("mil: Options.MaxIter = %d, want > 0", o.MaxIter)
-	case !(o.ObjTol >= 0) || !finite(o.ObjTol):
+	case !(o.ObjTol >= 0) || !num.Finite(o.ObjTol):
 		return fmt.Errorf("mil: Options.ObjTol = %g, want finite and >= 0", o.ObjTol)
 	case o.InnerMaxIter < 0:
 		return fmt.Errorf("mil: Options.InnerMaxIter = %d, want >= 0", o.InnerMaxIter)
-	case !(o.InnerTol >= 0) || !finite(o.InnerTol):
+	case !(o.InnerTol >= 0) || !num.Finite(o.InnerTol):
 		return fmt.Errorf("mil: Options.InnerTol = %g, want finite and >= 0", o.InnerTol)
 	}
 	// Check the engine's own options here too, so that a bad one fails

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/neadmm/neadmm/internal/num"
 )
 
 // ErrNoInstances is returned for input holding no instance (an empty file,
@@ -135,19 +137,19 @@ func addInstance(lr *lineReader, b *Builder, bagLine *[]int, lab *labels, inst, 
 // parseValue parses a finite float64 feature value.
 // what and num name the field in messages ("field 7", "feature 12"); they
 // are only formatted on error, so the happy path does not allocate.
-func parseValue(lr *lineReader, field []byte, what string, num int) (float64, error) {
+func parseValue(lr *lineReader, field []byte, what string, index int) (float64, error) {
 	// string(field) does not allocate: ParseFloat does not retain it.
 	v, err := strconv.ParseFloat(string(field), 64)
 	if err != nil {
 		if errors.Is(err, strconv.ErrRange) && math.IsInf(v, 0) {
-			return 0, &ParseError{Line: lr.line, Msg: fmt.Sprintf("%s %d: %q overflows float64", what, num, field), Err: err}
+			return 0, &ParseError{Line: lr.line, Msg: fmt.Sprintf("%s %d: %q overflows float64", what, index, field), Err: err}
 		}
 		if !errors.Is(err, strconv.ErrRange) { // underflow to 0 or a subnormal is fine
-			return 0, &ParseError{Line: lr.line, Msg: fmt.Sprintf("%s %d: %q is not a number", what, num, field), Err: err}
+			return 0, &ParseError{Line: lr.line, Msg: fmt.Sprintf("%s %d: %q is not a number", what, index, field), Err: err}
 		}
 	}
-	if !isFinite(v) {
-		return 0, lr.errorf("%s %d: %q is not finite", what, num, field)
+	if !num.Finite(v) {
+		return 0, lr.errorf("%s %d: %q is not finite", what, index, field)
 	}
 	return v, nil
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/neadmm/neadmm/internal/num"
 )
 
 // Scaler standardizes features: x'_j = (x_j - Mean[j]) / Scale[j]. Fit it on
@@ -97,7 +99,7 @@ func (s *Scaler) check(cols int, fn string) error {
 		return fmt.Errorf("mil: Scaler.%s: scaler has %d/%d columns, data %d", fn, len(s.Mean), len(s.Scale), cols)
 	}
 	for j := range s.Scale {
-		if !isFinite(s.Mean[j]) || !isFinite(s.Scale[j]) || s.Scale[j] == 0 {
+		if !num.Finite(s.Mean[j]) || !num.Finite(s.Scale[j]) || s.Scale[j] == 0 {
 			return fmt.Errorf("mil: Scaler.%s: column %d has mean %v, scale %v", fn, j, s.Mean[j], s.Scale[j])
 		}
 	}
@@ -140,7 +142,7 @@ func (s *Scaler) Apply(d *Dataset) (*Dataset, error) {
 		vals = m.dense
 	}
 	for _, v := range vals {
-		if !isFinite(v) {
+		if !num.Finite(v) {
 			return nil, errors.New("mil: Scaler.Apply: a scaled value overflows")
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/neadmm/neadmm/internal/buf"
+	"github.com/neadmm/neadmm/internal/num"
 	"github.com/neadmm/neadmm/vec"
 )
 
@@ -382,27 +383,26 @@ func (o Options) Validate() error {
 	bad := func(name string, v float64, want string) error {
 		return fmt.Errorf("neadmm: Options.%s = %g, want %s", name, v, want)
 	}
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
-	case !(o.Rho > 0) || !finite(o.Rho):
+	case !(o.Rho > 0) || !num.Finite(o.Rho):
 		return bad("Rho", o.Rho, "finite and > 0")
 	case o.MaxIter <= 0:
 		return fmt.Errorf("neadmm: Options.MaxIter = %d, want > 0", o.MaxIter)
-	case !(o.EpsAbs >= 0) || !finite(o.EpsAbs):
+	case !(o.EpsAbs >= 0) || !num.Finite(o.EpsAbs):
 		return bad("EpsAbs", o.EpsAbs, "finite and >= 0")
-	case !(o.EpsRel >= 0) || !finite(o.EpsRel):
+	case !(o.EpsRel >= 0) || !num.Finite(o.EpsRel):
 		return bad("EpsRel", o.EpsRel, "finite and >= 0")
 	case o.Policy < RhoGeometric || o.Policy > RhoBalance:
 		return fmt.Errorf("neadmm: Options.Policy = %d, unknown", int(o.Policy))
-	case o.RhoGrowth != 0 && !(o.RhoGrowth >= 1 && finite(o.RhoGrowth)):
+	case o.RhoGrowth != 0 && !(o.RhoGrowth >= 1 && num.Finite(o.RhoGrowth)):
 		return bad("RhoGrowth", o.RhoGrowth, "0 (default) or finite and >= 1")
-	case o.RhoMax != 0 && !(o.RhoMax >= o.Rho && finite(o.RhoMax)):
+	case o.RhoMax != 0 && !(o.RhoMax >= o.Rho && num.Finite(o.RhoMax)):
 		return bad("RhoMax", o.RhoMax, "0 (default) or finite and >= Rho")
 	case o.RhoMin != 0 && !(o.RhoMin > 0 && o.RhoMin <= o.Rho):
 		return bad("RhoMin", o.RhoMin, "0 (default) or in (0, Rho]")
-	case o.BalanceMu != 0 && !(o.BalanceMu > 1 && finite(o.BalanceMu)):
+	case o.BalanceMu != 0 && !(o.BalanceMu > 1 && num.Finite(o.BalanceMu)):
 		return bad("BalanceMu", o.BalanceMu, "0 (default) or finite and > 1")
-	case o.BalanceTau != 0 && !(o.BalanceTau > 1 && finite(o.BalanceTau)):
+	case o.BalanceTau != 0 && !(o.BalanceTau > 1 && num.Finite(o.BalanceTau)):
 		return bad("BalanceTau", o.BalanceTau, "0 (default) or finite and > 1")
 	}
 	return nil

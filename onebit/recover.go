@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/neadmm/neadmm/internal/num"
 	"github.com/neadmm/neadmm/neadmm"
 	"github.com/neadmm/neadmm/vec"
 )
@@ -80,20 +81,19 @@ func DefaultRecoverOptions() RecoverOptions {
 }
 
 func (o *RecoverOptions) check() error {
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
-	case !(o.LambdaStart > 0 && o.LambdaStart <= o.LambdaMax) || !finite(o.LambdaMax):
+	case !(o.LambdaStart > 0 && o.LambdaStart <= o.LambdaMax) || !num.Finite(o.LambdaMax):
 		return fmt.Errorf("%w: LambdaStart, LambdaMax = %g, %g, want 0 < LambdaStart <= LambdaMax, finite",
 			ErrBadInput, o.LambdaStart, o.LambdaMax)
-	case !(o.LambdaGrowth > 1) || !finite(o.LambdaGrowth):
+	case !(o.LambdaGrowth > 1) || !num.Finite(o.LambdaGrowth):
 		return fmt.Errorf("%w: LambdaGrowth = %g, want finite and > 1", ErrBadInput, o.LambdaGrowth)
-	case !(o.RhoScale > 0) || !finite(o.RhoScale) || !finite(o.RhoPower):
+	case !(o.RhoScale > 0) || !num.Finite(o.RhoScale) || !num.Finite(o.RhoPower):
 		return fmt.Errorf("%w: RhoScale, RhoPower = %g, %g, want finite, RhoScale > 0", ErrBadInput, o.RhoScale, o.RhoPower)
 	case o.StageIter <= 0 || o.Reweight < 0:
 		return fmt.Errorf("%w: StageIter = %d, Reweight = %d, want > 0 and >= 0", ErrBadInput, o.StageIter, o.Reweight)
 	case o.Refit && o.RefitMaxIter <= 0:
 		return fmt.Errorf("%w: RefitMaxIter = %d, want > 0", ErrBadInput, o.RefitMaxIter)
-	case o.Reweight > 0 && !(o.ReweightEps > 0 && finite(o.ReweightEps)):
+	case o.Reweight > 0 && !(o.ReweightEps > 0 && num.Finite(o.ReweightEps)):
 		return fmt.Errorf("%w: ReweightEps = %g, want finite and > 0", ErrBadInput, o.ReweightEps)
 	}
 	st := o.stage(o.LambdaStart, 1)

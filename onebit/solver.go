@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/neadmm/neadmm/internal/buf"
+	"github.com/neadmm/neadmm/internal/num"
 	"github.com/neadmm/neadmm/neadmm"
 	"github.com/neadmm/neadmm/vec"
 )
@@ -102,17 +103,16 @@ func PaperOptions() Options {
 }
 
 func (o *Options) check() error {
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
-	case !(o.Lambda > 0) || !finite(o.Lambda):
+	case !(o.Lambda > 0) || !num.Finite(o.Lambda):
 		return fmt.Errorf("%w: Lambda = %g, want finite and > 0", ErrBadInput, o.Lambda)
-	case !(o.Rho > 0) || !finite(o.Rho):
+	case !(o.Rho > 0) || !num.Finite(o.Rho):
 		return fmt.Errorf("%w: Rho = %g, want finite and > 0", ErrBadInput, o.Rho)
 	case o.MaxIter <= 0 || o.InnerMaxIter <= 0:
 		return fmt.Errorf("%w: MaxIter = %d, InnerMaxIter = %d, want both > 0", ErrBadInput, o.MaxIter, o.InnerMaxIter)
-	case !(o.InnerTol >= 0) || !finite(o.InnerTol):
+	case !(o.InnerTol >= 0) || !num.Finite(o.InnerTol):
 		return fmt.Errorf("%w: InnerTol = %g, want finite and >= 0", ErrBadInput, o.InnerTol)
-	case !(o.EpsAbs >= 0 && o.EpsRel >= 0) || !finite(o.EpsAbs) || !finite(o.EpsRel):
+	case !(o.EpsAbs >= 0 && o.EpsRel >= 0) || !num.Finite(o.EpsAbs) || !num.Finite(o.EpsRel):
 		return fmt.Errorf("%w: EpsAbs, EpsRel = %g, %g, want finite and >= 0", ErrBadInput, o.EpsAbs, o.EpsRel)
 	case o.Start < StartBackprojection || o.Start > StartGiven:
 		return fmt.Errorf("%w: unknown Start %d", ErrBadInput, int(o.Start))
