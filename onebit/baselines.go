@@ -33,8 +33,11 @@ type BIHTResult struct {
 	// Fixed reports that BIHT stopped at a fixed point that is not
 	// consistent (an iteration left x unchanged).
 	Fixed bool
-	// Products counts the products with Phi or Phi^T.
+	// Products counts the products with Phi or Phi^T, and Work their cost
+	// in units of one full product (a product with Phi^T skips the rows
+	// whose sign already agrees: see Result.Work).
 	Products int
+	Work     float64
 }
 
 // BIHT is binary iterative hard thresholding (Jacques, Laska, Boufounos and
@@ -59,6 +62,8 @@ type BIHTResult struct {
 // ctx's error (checked every iteration) with the current estimate in x.
 func BIHT(ctx context.Context, p *Problem, x []float64, opt BIHTOptions) (BIHTResult, error) {
 	switch {
+	case p == nil:
+		return BIHTResult{}, fmt.Errorf("%w: BIHT: nil *Problem", ErrBadInput)
 	case opt.K < 1 || opt.K > p.n:
 		return BIHTResult{}, fmt.Errorf("%w: BIHT K = %d, want 1 <= K <= N = %d", ErrBadInput, opt.K, p.n)
 	case opt.MaxIter <= 0:
@@ -67,50 +72,43 @@ func BIHT(ctx context.Context, p *Problem, x []float64, opt BIHTOptions) (BIHTRe
 		return BIHTResult{}, fmt.Errorf("%w: len(x) = %d, want N = %d", ErrBadInput, len(x), p.n)
 	}
 	var ws bihtWork
-	return ws.run(ctx, p, x, opt.K, nil, opt.MaxIter)
+	ws.op.setFull(p)
+	return ws.run(ctx, &ws.op, p.y, x, opt.K, opt.MaxIter)
 }
 
 // bihtWork is BIHT's workspace.
 type bihtWork struct {
 	ax, r, g, old []float64
+	op            operator // the full Phi, for BIHT itself
 }
 
-// run is BIHT from x = 0. With keep == nil it keeps the k largest
-// magnitudes per iteration; otherwise it keeps the coordinates j with
-// keep[j] != 0 (k is ignored), which makes it a perceptron-like
-// consistency fit on a given support.
-func (ws *bihtWork) run(ctx context.Context, p *Problem, x []float64, k int, keep []float64, maxIter int) (BIHTResult, error) {
+// run is BIHT from x = 0 with the operator op (len(x) = op.k) and the
+// measurements y, keeping the k largest magnitudes per iteration.
+func (ws *bihtWork) run(ctx context.Context, op *operator, y, x []float64, k int, maxIter int) (BIHTResult, error) {
 	var res BIHTResult
-	m, n := p.m, p.n
+	m, n := len(y), op.k
 	ws.ax, ws.r = buf.Grow(ws.ax, m), buf.Grow(ws.r, m)
 	ws.g, ws.old = buf.Grow(ws.g, n), buf.Grow(ws.old, n)
 	ax, r, g, old := ws.ax, ws.r, ws.g, ws.old
 	half := 0.5 / float64(m) // tau/2
-	copy(r, p.y)             // first step: y - sign(Phi 0) with sign(0) = 0
+	copy(r, y)               // first step: y - sign(Phi 0) with sign(0) = 0
 	clear(x)
+	p0, w0 := op.products, op.work
 	var err error
 	for it := 1; it <= maxIter; it++ {
 		if cerr := ctx.Err(); cerr != nil {
 			err = fmt.Errorf("onebit: BIHT cancelled before iteration %d: %w", it, cerr)
 			break
 		}
-		vec.MulTransVec(g, p.phi, m, n, r)
+		op.mulT(g, r)
 		copy(old, x)
 		vec.Axpy(half, g, x)
-		if keep == nil {
-			hardThreshold(x, k, g) // g is free now
-		} else {
-			for j, kj := range keep {
-				if kj == 0 {
-					x[j] = 0
-				}
-			}
-		}
-		res.Iterations, res.Products = it, res.Products+2
-		vec.MulVec(ax, p.phi, m, n, x)
+		hardThreshold(x, k, g) // g is free now
+		res.Iterations = it
+		op.mul(ax, x)
 		bad := 0
 		for i, a := range ax {
-			r[i] = p.y[i] - sign(a)
+			r[i] = y[i] - sign(a)
 			if r[i] != 0 {
 				bad++
 			}
@@ -124,6 +122,7 @@ func (ws *bihtWork) run(ctx context.Context, p *Problem, x []float64, k int, kee
 			break
 		}
 	}
+	res.Products, res.Work = op.products-p0, op.work-w0
 	normalize(x)
 	return res, err
 }

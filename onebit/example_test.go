@@ -26,7 +26,7 @@ func ExampleSolver_Solve() {
 	}
 	fmt.Printf("%v, objective %.3f (truth %.3f, best 1-sparse %.3f)\n", res.Reason,
 		res.Objective, p.Objective(in.X, 0.01), p.BestCoordinate(make([]float64, in.N), 0.01))
-	// Output: converged, objective 1.433 (truth 4.851, best 1-sparse 1.375)
+	// Output: converged, objective 1.375 (truth 4.851, best 1-sparse 1.375)
 }
 
 // Recover a sparse direction without being told its sparsity, beside BIHT,

@@ -1,11 +1,14 @@
 package onebit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
+	"github.com/neadmm/neadmm/internal/num"
 	"github.com/neadmm/neadmm/vec"
 )
 
@@ -16,16 +19,20 @@ var ErrBadInput = errors.New("onebit: bad input")
 
 // Problem is one instance of 1-bit compressive sensing: an M x N
 // measurement matrix Phi (flat, row-major) and the signs y = sign(Phi x) of
-// an unknown direction x. It also holds an estimate of ||Phi||_2^2 (see
-// Norm2), computed once by NewProblem and reused by every solve.
+// an unknown direction x.
 //
-// A Problem is read-only after construction and may be shared by any
-// number of goroutines and Solvers.
+// A Problem is read-only after construction (the estimate of ||Phi||_2^2
+// that the full-matrix solves need is computed once, on first use, under a
+// lock) and may be shared by any number of goroutines and Solvers.
 type Problem struct {
-	phi   []float64 // the caller's matrix, not copied
-	y     []float64 // a copy of the signs
-	m, n  int
-	norm2 float64
+	phi  []float64 // the caller's matrix, not copied
+	y    []float64 // a copy of the signs
+	m, n int
+	frob float64 // ||Phi||_F^2
+
+	mu       sync.Mutex
+	norm2    float64 // valid when hasNorm2
+	hasNorm2 bool
 }
 
 // Power iteration for ||Phi||_2^2: stop when the Rayleigh quotient changes
@@ -44,12 +51,13 @@ const (
 //
 // for Phi, an m x n row-major matrix (len(phi) == m*n), and y, the m signs.
 // It returns an error wrapping ErrBadInput if m or n is < 1, a length
-// disagrees, some y[i] is not exactly -1 or +1, or phi holds a NaN or ±Inf.
+// disagrees, some y[i] is not exactly -1 or +1, phi holds a NaN or ±Inf,
+// or its entries are so large that ||Phi||_F^2 overflows.
 //
 // NewProblem keeps phi (it is not copied: the caller must not modify it
-// while the Problem is in use) and copies y. It runs the power iteration of
-// Norm2, which costs up to 2*powerMaxIter (600) products with Phi or Phi^T
-// and typically a few dozen.
+// while the Problem is in use) and copies y. Its cost is one pass over phi
+// (the finiteness check); the power iteration for ||Phi||_2^2 (see Norm2)
+// runs later, and only if a solve on the full matrix needs it.
 func NewProblem(phi []float64, m, n int, y []float64) (*Problem, error) {
 	switch {
 	case m < 1 || n < 1:
@@ -64,24 +72,47 @@ func NewProblem(phi []float64, m, n int, y []float64) (*Problem, error) {
 			return nil, fmt.Errorf("%w: y[%d] = %g, want -1 or +1", ErrBadInput, i, v)
 		}
 	}
-	for k, v := range phi {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%w: phi[%d] (row %d, column %d) = %g", ErrBadInput, k, k/n, k%n, v)
+	// The sum of squares is finite exactly when every entry is finite and
+	// ||Phi||_F^2 (a bound on ||Phi||_2^2) does not overflow; only then
+	// are the products the solvers form safe. One vectorized pass decides.
+	frob := 0.0
+	for i := 0; i < m; i++ {
+		row := phi[i*n : (i+1)*n]
+		frob += vec.Dot(row, row)
+	}
+	if !(frob <= math.MaxFloat64) {
+		for k, v := range phi {
+			if !num.Finite(v) {
+				return nil, fmt.Errorf("%w: phi[%d] (row %d, column %d) = %g", ErrBadInput, k, k/n, k%n, v)
+			}
 		}
+		return nil, fmt.Errorf("%w: ||Phi||_F^2 overflows (entries too large)", ErrBadInput)
 	}
-	p := &Problem{phi: phi, y: append([]float64(nil), y...), m: m, n: n}
-	p.norm2 = powerNorm2(phi, m, n)
-	if math.IsInf(p.norm2, 0) { // finite entries whose products overflow
-		return nil, fmt.Errorf("%w: ||Phi||_2^2 overflows (entries too large)", ErrBadInput)
+	return &Problem{phi: phi, y: append([]float64(nil), y...), m: m, n: n, frob: frob}, nil
+}
+
+// norm2Ctx returns the estimate of Norm2, computing it on first use; ctx
+// is checked at every step of the power iteration, and a cancelled
+// computation is not cached.
+func (p *Problem) norm2Ctx(ctx context.Context) (float64, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.hasNorm2 {
+		return p.norm2, nil
 	}
-	return p, nil
+	v, err := powerNorm2(ctx, p.phi, p.m, p.n)
+	if err != nil {
+		return 0, err
+	}
+	p.norm2, p.hasNorm2 = v, true
+	return v, nil
 }
 
 // powerNorm2 estimates the largest eigenvalue of Phi^T Phi by the power
 // method from a fixed pseudo-random start, returning the last Rayleigh
 // quotient times powerMargin.
-func powerNorm2(phi []float64, m, n int) float64 {
-	r := rand.New(rand.NewPCG(0x6f6e65626974, 0x706f776572)) // fixed: NewProblem is deterministic
+func powerNorm2(ctx context.Context, phi []float64, m, n int) (float64, error) {
+	r := rand.New(rand.NewPCG(0x6f6e65626974, 0x706f776572)) // fixed: the estimate is deterministic
 	v := make([]float64, n)
 	for i := range v {
 		v[i] = r.NormFloat64()
@@ -90,16 +121,19 @@ func powerNorm2(phi []float64, m, n int) float64 {
 	u := make([]float64, m)
 	est := 0.0
 	for k := 0; k < powerMaxIter; k++ {
+		if err := ctx.Err(); err != nil {
+			return 0, fmt.Errorf("onebit: power iteration for ||Phi||^2 cancelled: %w", err)
+		}
 		vec.MulVec(u, phi, m, n, v)
 		nu := vec.Nrm2(u)
 		q := nu * nu // Rayleigh quotient v^T Phi^T Phi v with ||v|| = 1
-		if nu == 0 || math.IsInf(q, 0) {
-			return q
+		if nu == 0 {
+			return 0, nil
 		}
 		vec.MulTransVec(v, phi, m, n, u)
 		nv := vec.Nrm2(v)
 		if nv == 0 {
-			return q
+			return q, nil
 		}
 		vec.Scal(1/nv, v)
 		done := math.Abs(q-est) <= powerTol*q
@@ -108,7 +142,7 @@ func powerNorm2(phi []float64, m, n int) float64 {
 			break
 		}
 	}
-	return est * powerMargin
+	return est * powerMargin, nil
 }
 
 // Dims returns M, the number of measurements, and N, the signal length.
@@ -122,13 +156,21 @@ func (p *Problem) Phi() []float64 { return p.phi }
 func (p *Problem) Y() []float64 { return p.y }
 
 // Norm2 returns the estimate of ||Phi||_2^2, the largest eigenvalue of
-// Phi^T Phi, that the solvers use for their step sizes: the power method's
+// Phi^T Phi, that the full-matrix solves use for their step sizes (the
+// working-set solves estimate the norm of their few columns instead). It
+// is computed on the first call (by Norm2 or a solve that needs it) and
+// cached; that costs up to 600 products with Phi or Phi^T, typically a
+// few dozen (about 570 at N = M = 4000, where the top eigenvalues of
+// Phi^T Phi crowd together). The estimate is the power method's
 // last Rayleigh quotient (a lower bound, stopped at a relative change
 // below 1e-6) times 1.02, so that the step 1/L derived from it stays
 // within FISTA's convergence condition L >= the Lipschitz constant even
 // when the power method has not quite converged; the tests check the
 // estimate against a long power iteration. Norm2 is 0 for Phi = 0.
-func (p *Problem) Norm2() float64 { return p.norm2 }
+func (p *Problem) Norm2() float64 {
+	v, _ := p.norm2Ctx(context.Background()) // cannot fail without cancellation
+	return v
+}
 
 // Objective returns the objective of the paper's problem,
 //
@@ -157,15 +199,23 @@ func (p *Problem) Objective(x []float64, lambda float64) float64 {
 // allocates 2N floats. It panics if len(x) != N.
 func (p *Problem) BestCoordinate(x []float64, lambda float64) float64 {
 	p.checkLen("BestCoordinate", x)
-	pos, neg := make([]float64, p.n), make([]float64, p.n) // losses of +e_j, -e_j
+	return p.bestCoordinate(x, lambda, make([]float64, p.n), make([]float64, p.n))
+}
+
+// bestCoordinate is BestCoordinate with the caller's scratch (N each).
+func (p *Problem) bestCoordinate(x []float64, lambda float64, pos, neg []float64) float64 {
+	clear(pos) // losses of +e_j
+	clear(neg) // and of -e_j
 	for i := 0; i < p.m; i++ {
 		yi := p.y[i]
 		for j, a := range p.phi[i*p.n : (i+1)*p.n] {
-			if t := yi * a; t < 0 {
-				pos[j] += t * t
-			} else {
-				neg[j] += t * t
-			}
+			// Branch-free (the sign is random): adding 0*t^2 is exact,
+			// and t^2 is finite (NewProblem bounds ||Phi||_F^2).
+			t := yi * a
+			t2 := t * t
+			b := float64(math.Float64bits(t) >> 63) // 1 for t < 0 (and -0, whose square is 0)
+			pos[j] += b * t2
+			neg[j] += (1 - b) * t2
 		}
 	}
 	best, bj, bs := math.Inf(1), 0, 1.0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/neadmm/neadmm/internal/num"
 	"github.com/neadmm/neadmm/neadmm"
@@ -12,26 +13,29 @@ import (
 
 // RecoverOptions configures Solver.Recover. Lambdas here are in units of
 // the mean loss: a stage with lambda solves the paper's problem with
-// Options.Lambda = lambda/M, i.e.
+// Options.Lambda = lambda*N/||Phi||_F^2 (lambda/M for entries of unit
+// variance), i.e.
 //
-//	min ||x||_1 + (lambda/(2M)) sum_i min(y_i (Phi x)_i, 0)^2  s.t. ||x|| = 1,
+//	min ||x||_1 + (lambda/(2M)) sum_i min(y_i (Phi x)_i, 0)^2  s.t. ||x|| = 1
 //
-// which is the paper's objective for Phi scaled by 1/sqrt(M). This makes
-// the schedule independent of the number of measurements.
+// for Phi scaled to entries of unit mean square. This makes the schedule
+// independent of the number of measurements and of the scale of Phi (the
+// signs do not depend on it either).
 type RecoverOptions struct {
 	// LambdaStart, LambdaMax and LambdaGrowth define the continuation:
 	// lambda = LambdaStart, LambdaStart*LambdaGrowth, ... while <= LambdaMax
-	// (and LambdaMax itself last if the steps miss it). 0 < LambdaStart <=
-	// LambdaMax, LambdaGrowth > 1, all finite.
+	// (and LambdaMax itself last if the steps miss it), at most MaxStages
+	// stages. 0 < LambdaStart <= LambdaMax, LambdaGrowth > 1, all finite.
 	LambdaStart, LambdaMax, LambdaGrowth float64
 	// RhoScale and RhoPower set each stage's fixed
-	// rho = RhoScale*lambda^RhoPower; RhoScale > 0, RhoPower finite. The
-	// default rho = sqrt(lambda) converges at every stage; rho = 0.1*lambda
-	// (RhoScale 0.1, RhoPower 1) stalls at large lambda.
+	// rho = RhoScale*lambda^RhoPower, which must be finite and > 0 at every
+	// stage. The default rho = sqrt(lambda) converges at every stage;
+	// rho = 0.1*lambda (RhoScale 0.1, RhoPower 1) stalls at large lambda.
 	RhoScale, RhoPower float64
 	// StageIter caps the outer iterations of each stage; > 0.
 	StageIter int
-	// EpsAbs, EpsRel, InnerMaxIter and InnerTol are as in Options.
+	// EpsAbs, EpsRel, InnerMaxIter and InnerTol are as in Options, for
+	// every stage.
 	EpsAbs, EpsRel float64
 	InnerMaxIter   int
 	InnerTol       float64
@@ -42,45 +46,97 @@ type RecoverOptions struct {
 	Reweight int
 	// ReweightEps is the eps of the weights; > 0 when Reweight > 0.
 	ReweightEps float64
-	// Refit ends with a consistency refit on the support found (the
-	// non-zeros of x): BIHT's iteration from zero with every coordinate
-	// off the support pinned to 0 and no hard threshold (so no K), until
-	// sign(Phi x) = y or RefitMaxIter iterations. While the fit is
-	// inconsistent, the coordinate off the support with the largest BIHT
-	// gradient |Phi^T (y - sign(Phi x))|_j joins the support and the fit
-	// is redone (at most as many times as the support had coordinates).
-	// The refit replaces the neADMM estimate unless it is less consistent.
+	// SupportGrowth, if > 0, stops the continuation before a stage that
+	// multiplies the number of non-zeros by more than SupportGrowth (plus
+	// 8, for the tiny supports of the first stages): the estimate of the stage before is kept and the
+	// reweighting is skipped (RecoverResult.Stopped). With flipped signs
+	// the support explodes once lambda is large enough to fit them (from 8
+	// to 46 non-zeros in one stage with 3% of the signs flipped), while
+	// without flips it grows by at most 1.3x per stage (x3 lambda; see the
+	// package documentation). 0 (never) or finite and > 1.
+	SupportGrowth float64
+	// Cap, if > 0, caps the loss of each measurement: the stages use
+	// min(min(y_i (Phi x)_i, 0)^2, tau^2), and the final steps leave out
+	// the measurements violated deeper than tau (RecoverResult.Outliers).
+	// tau is measured at the start of each stage, at x of unit norm:
+	// tau = Cap*sigma*sin(pi*v), with sigma the scale of the projections
+	// (Phi x)_i and v the fraction of the signs violated within the
+	// previous stage's tau. Without flipped signs, v estimates the angular
+	// error theta/pi of x, and the violations it causes are at most a few
+	// sigma*sin(theta) deep, so a few units keep them all (the cap never
+	// acted on the instances without flips measured here); a flipped sign
+	// is violated about as deep as a typical projection, and stops pulling
+	// the estimate. Finite and >= 0; 0 is the plain one-sided quadratic.
+	Cap float64
+	// Refit completes the support found (the non-zeros of x) until the
+	// signs not left out as outliers are separable on it: while they are
+	// not, of the 10 coordinates outside with the largest BIHT gradient
+	// |Phi^T (y - sign(Phi x))|_j, the one whose addition gives the largest
+	// margin (see Center) joins, at most as many times as the support had
+	// coordinates.
 	Refit bool
-	// RefitMaxIter caps the iterations of each fit; > 0 when Refit. An
-	// inconsistent support runs to the cap, so the cap is also the price of
-	// a failed expansion or pruning step.
+	// RefitMaxIter caps the major cycles of each margin computation
+	// (Wolfe's algorithm, see Center); > 0 when Refit, Prune, Swap or
+	// Center is set. Separable supports take 20 to 100 here.
 	RefitMaxIter int
-	// Prune, after a consistent refit, repeatedly drops the smallest
-	// coefficient and fits again, as long as the fit stays consistent.
+	// Prune drops, one at a time, the coordinate whose removal leaves the
+	// largest margin, while the signs stay separable: backward elimination
+	// to a support no coordinate of which is superfluous.
 	Prune bool
+	// Swap exchanges a coordinate of the support for one outside while
+	// that increases the margin (candidates: the 3 along which the margin
+	// grows fastest), then prunes again.
+	Swap bool
+	// Center ends by replacing the estimate on its support by the center
+	// of the cell of directions on that support consistent with the signs
+	// (not counting the outliers): the direction maximizing the smallest
+	// angular margin min_i y_i <a_i, x>/||a_i|| over the support's rows
+	// a_i, found exactly by Wolfe's algorithm. Any consistent point of the
+	// cell (BIHT's, for one) may lie near its edge; the center is nearer
+	// the truth on average.
+	Center bool
+	// WorkingSet runs every stage on a working set of coordinates (see
+	// Options.WorkingSet), kept from stage to stage.
+	WorkingSet bool
 }
+
+// supportSlack is added to the growth allowed by SupportGrowth, so that
+// the tiny supports of the first stages (1 to 3 non-zeros when lambda is
+// where the solution collapses) may grow freely.
+const supportSlack = 8
+
+// MaxStages caps the stages of a continuation (RecoverOptions.LambdaGrowth
+// close to 1 would otherwise ask for billions).
+const MaxStages = 1000
 
 // DefaultRecoverOptions returns the recovery pipeline that the package
 // documentation measures against BIHT.
 func DefaultRecoverOptions() RecoverOptions {
 	return RecoverOptions{
-		LambdaStart: 100, LambdaMax: 1e6, LambdaGrowth: 3,
-		RhoScale:     1,
-		RhoPower:     0.5,
-		StageIter:    50,
-		EpsAbs:       1e-6,
-		EpsRel:       1e-4,
-		InnerMaxIter: 200,
-		InnerTol:     1e-6,
-		Reweight:     4,
-		ReweightEps:  0.01,
-		Refit:        true,
-		RefitMaxIter: DefaultBIHTMaxIter,
-		Prune:        true,
+		LambdaStart: 100, LambdaMax: 1e5, LambdaGrowth: 3,
+		RhoScale:      1,
+		RhoPower:      0.5,
+		StageIter:     50,
+		EpsAbs:        1e-6,
+		EpsRel:        1e-2,
+		InnerMaxIter:  200,
+		InnerTol:      1e-6,
+		Reweight:      4,
+		ReweightEps:   0.01,
+		SupportGrowth: 3,
+		Cap:           3,
+		Refit:         true,
+		RefitMaxIter:  200,
+		Prune:         true,
+		Swap:          true,
+		Center:        true,
+		WorkingSet:    true,
 	}
 }
 
-func (o *RecoverOptions) check() error {
+// check validates o for a problem whose raw lambdas are the mean-loss
+// ones times scale, every stage of the continuation included.
+func (o *RecoverOptions) check(scale float64) error {
 	switch {
 	case !(o.LambdaStart > 0 && o.LambdaStart <= o.LambdaMax) || !num.Finite(o.LambdaMax):
 		return fmt.Errorf("%w: LambdaStart, LambdaMax = %g, %g, want 0 < LambdaStart <= LambdaMax, finite",
@@ -91,21 +147,38 @@ func (o *RecoverOptions) check() error {
 		return fmt.Errorf("%w: RhoScale, RhoPower = %g, %g, want finite, RhoScale > 0", ErrBadInput, o.RhoScale, o.RhoPower)
 	case o.StageIter <= 0 || o.Reweight < 0:
 		return fmt.Errorf("%w: StageIter = %d, Reweight = %d, want > 0 and >= 0", ErrBadInput, o.StageIter, o.Reweight)
-	case o.Refit && o.RefitMaxIter <= 0:
+	case (o.Refit || o.Prune || o.Swap || o.Center) && o.RefitMaxIter <= 0:
 		return fmt.Errorf("%w: RefitMaxIter = %d, want > 0", ErrBadInput, o.RefitMaxIter)
 	case o.Reweight > 0 && !(o.ReweightEps > 0 && num.Finite(o.ReweightEps)):
 		return fmt.Errorf("%w: ReweightEps = %g, want finite and > 0", ErrBadInput, o.ReweightEps)
+	case !(o.Cap >= 0) || !num.Finite(o.Cap):
+		return fmt.Errorf("%w: Cap = %g, want finite and >= 0", ErrBadInput, o.Cap)
+	case o.SupportGrowth != 0 && !(o.SupportGrowth > 1 && num.Finite(o.SupportGrowth)):
+		return fmt.Errorf("%w: SupportGrowth = %g, want 0 or finite and > 1", ErrBadInput, o.SupportGrowth)
 	}
-	st := o.stage(o.LambdaStart, 1)
-	return st.check()
+	stages := 0
+	for lambda := o.LambdaStart; ; lambda = min(lambda*o.LambdaGrowth, o.LambdaMax) {
+		if stages++; stages > MaxStages {
+			return fmt.Errorf("%w: the continuation from %g to %g by x%g has more than MaxStages = %d stages",
+				ErrBadInput, o.LambdaStart, o.LambdaMax, o.LambdaGrowth, MaxStages)
+		}
+		st := o.stage(lambda, scale)
+		if err := st.check(); err != nil {
+			return fmt.Errorf("stage %d (lambda %g): %w", stages, lambda, err)
+		}
+		if lambda >= o.LambdaMax {
+			return nil
+		}
+	}
 }
 
-// stage returns the Options of one stage at (mean-loss) lambda.
-func (o *RecoverOptions) stage(lambda float64, m int) Options {
+// stage returns the Options of one stage at (mean-loss) lambda: the raw
+// lambda is lambda*scale with scale = N/||Phi||_F^2.
+func (o *RecoverOptions) stage(lambda, scale float64) Options {
 	return Options{
-		Lambda: lambda / float64(m), Rho: o.RhoScale * math.Pow(lambda, o.RhoPower), Policy: neadmm.RhoFixed,
+		Lambda: lambda * scale, Rho: o.RhoScale * math.Pow(lambda, o.RhoPower), Policy: neadmm.RhoFixed,
 		MaxIter: o.StageIter, EpsAbs: o.EpsAbs, EpsRel: o.EpsRel,
-		InnerMaxIter: o.InnerMaxIter, InnerTol: o.InnerTol,
+		InnerMaxIter: o.InnerMaxIter, InnerTol: o.InnerTol, WorkingSet: o.WorkingSet,
 	}
 }
 
@@ -113,16 +186,36 @@ func (o *RecoverOptions) stage(lambda float64, m int) Options {
 type RecoverResult struct {
 	// Stages counts the neADMM solves (continuation stages and
 	// reweighting rounds); Iterations and InnerIterations sum their outer
-	// and FISTA iterations. Last is the result of the last one.
-	Stages, Iterations, InnerIterations int
-	Last                                Result
-	// Refits counts the consistency refits (the first fit, expansion and
-	// pruning steps) and RefitIterations their BIHT iterations. Expanded
-	// and Pruned count the coordinates they added to and removed from the
-	// support.
-	Refits, RefitIterations, Expanded, Pruned int
-	// Products counts all products with Phi or Phi^T, the unit of cost.
+	// and FISTA iterations, KKTChecks their stationarity checks on the
+	// full problem. Last is the result of the last one.
+	Stages, Iterations, InnerIterations, KKTChecks int
+	Last                                           Result
+	// Stopped reports that the continuation stopped early (see
+	// RecoverOptions.SupportGrowth), and Lambda is the last stage's
+	// lambda kept (that of the reweighting).
+	Stopped bool
+	Lambda  float64
+	// Outliers counts the measurements left out of the final steps (see
+	// RecoverOptions.Cap); Expanded, Pruned and Swapped count the
+	// coordinates the refit added, pruning removed and swapping exchanged;
+	// Margins counts the margin computations (Wolfe's algorithm) and
+	// WolfeIterations their major cycles.
+	Outliers, Expanded, Pruned, Swapped int
+	Margins, WolfeIterations            int
+	// Centered reports that the estimate was replaced by the center of its
+	// consistency cell, and Margin is that center's smallest angular
+	// margin (0 or less: the signs kept were not separable on the
+	// support, and the estimate was left as it was).
+	Centered bool
+	Margin   float64
+	// Products counts all products with Phi, Phi^T or some of their
+	// columns, and Work their cost in units of one full product (see
+	// Result.Work; the final steps count their passes over the support's
+	// rows too).
 	Products int
+	Work     float64
+	// WorkingSet is the final size of the working set (0 without).
+	WorkingSet int
 	// Support is the number of non-zeros of the estimate, and Hamming the
 	// fraction of measurements inconsistent with it.
 	Support int
@@ -135,168 +228,583 @@ type RecoverResult struct {
 //  1. a continuation: neADMM solves at lambda = LambdaStart,
 //     LambdaStart*LambdaGrowth, ..., LambdaMax (see RecoverOptions for the
 //     units), from Phi^T y/||Phi^T y||, each warm-started from the previous
-//     stage's x, w and multipliers, with a fixed rho per stage;
+//     stage's x, w and multipliers, with a fixed rho per stage and, with
+//     opt.Cap, a capped loss;
 //  2. opt.Reweight rounds of reweighted L1 (Candes, Wakin and Boyd 2008) at
 //     LambdaMax, which remove the L1 bias of the large coefficients and
 //     prune the tiny ones;
-//  3. with opt.Refit, a consistency refit on the support found, with
-//     expansion and, with opt.Prune, pruning (see RecoverOptions.Refit).
+//  3. a search for the support that the margin of the signs favours:
+//     with opt.Refit completion to separability, with opt.Prune backward
+//     elimination, with opt.Swap exchanges;
+//  4. with opt.Center, the center of the support's consistency cell.
 //
 // Small lambdas favour very sparse solutions (at the paper's lambda = 0.01
 // the minimizer is often 1-sparse), so the continuation starts where the
 // consistency term already dominates and grows lambda until the estimate
-// is consistent with the measurements up to tiny violations. The package
+// is consistent with the measurements up to small violations. The package
 // documentation measures the pipeline against BIHT, which is told K.
 //
-// Recover returns an error wrapping ErrBadInput, before any work, for
-// invalid options or len(x) != N, and otherwise the first error of a stage
-// (cancellation included; x then holds that stage's normalized iterate).
-// With a sized Solver it allocates nothing.
-func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt RecoverOptions) (RecoverResult, error) {
-	var res RecoverResult
-	if err := opt.check(); err != nil {
+// Recover returns an error wrapping ErrBadInput, before any work, for a nil
+// p, invalid options (every stage of the continuation is checked) or
+// len(x) != N, and otherwise the first error of a stage (cancellation
+// included, checked at every FISTA step; x then holds that stage's
+// normalized iterate). With a sized Solver it allocates nothing.
+func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt RecoverOptions) (res RecoverResult, err error) {
+	if p == nil {
+		return res, fmt.Errorf("%w: nil *Problem", ErrBadInput)
+	}
+	scale := float64(p.n) / p.frob
+	if p.frob == 0 {
+		scale = 1
+	}
+	if err := opt.check(scale); err != nil {
 		return res, err
 	}
 	if len(x) != p.n {
 		return res, fmt.Errorf("%w: len(x) = %d, want N = %d", ErrBadInput, len(x), p.n)
 	}
+	s.acquire()
+	defer s.release()
 	s.resize(p)
-	backprojection(x, p)
+	defer func() {
+		var r Result
+		s.count(&r)
+		res.Products, res.Work = r.Products, r.Work
+	}()
+	s.backprojection(x, p)
 	normalize(x)
-	copy(s.w, x)
-	clear(s.dual)
-
-	stage := func(lambda float64, weight []float64) error {
-		r, err := s.run(ctx, p, x, opt.stage(lambda, p.m), weight)
+	if opt.WorkingSet {
+		s.wsInit(p, x, wsInitial)
+	} else {
+		s.fullInit(p, x)
+	}
+	s.capPrev = math.Inf(1)
+	stage := func(lambda float64, weighted bool, wOff float64) error {
+		s.sp.cap = s.capDepth(p, opt.Cap)
+		r, err := s.stage(ctx, p, opt.stage(lambda, scale), weighted, wOff)
 		res.Stages++
 		res.Iterations += r.Iterations
 		res.InnerIterations += r.InnerIterations
-		res.Products += r.Products
+		res.KKTChecks += r.KKTChecks
 		res.Last = r
+		if err != nil {
+			s.export(x)
+			normalize(x)
+		}
 		return err
 	}
-	lambda := opt.LambdaStart
+	lambda, lastLambda, prevNZ := opt.LambdaStart, opt.LambdaStart, 0
 	for {
-		if err := stage(lambda, nil); err != nil {
+		k0 := s.op.k
+		copy(s.save, s.x[:k0])
+		copy(s.save[k0:], s.w[:k0])
+		copy(s.saveDual, s.dual[:1+k0])
+		if err := stage(lambda, false, 1); err != nil {
 			return res, err
 		}
+		nz := s.nonzeros()
+		if opt.SupportGrowth > 0 && prevNZ > 0 && float64(nz) > opt.SupportGrowth*float64(prevNZ)+supportSlack && !s.op.full {
+			// The support exploded: the stage fits signs that no sparse
+			// direction explains. Go back to the previous stage's iterate
+			// (zero on the slots added since) and stop there.
+			k := s.op.k
+			copy(s.x[:k0], s.save[:k0])
+			copy(s.w[:k0], s.save[k0:2*k0])
+			copy(s.dual[:1+k0], s.saveDual[:1+k0])
+			clear(s.x[k0:k])
+			clear(s.w[k0:k])
+			clear(s.dual[1+k0 : 1+k])
+			res.Stopped = true
+			break
+		}
+		prevNZ, lastLambda = nz, lambda
 		if lambda >= opt.LambdaMax {
 			break
 		}
 		lambda = min(lambda*opt.LambdaGrowth, opt.LambdaMax)
+		s.shrink()
 	}
-	weight := s.tmp
-	for range opt.Reweight {
+	res.Lambda = lastLambda
+	for r := 0; r < opt.Reweight && !res.Stopped; r++ {
+		s.shrink()
+		k := s.op.k
 		top := 0.0
-		for _, v := range x {
+		for _, v := range s.x[:k] {
 			top = max(top, math.Abs(v))
 		}
-		for j, v := range x {
-			weight[j] = 1 / (math.Abs(v)/top + opt.ReweightEps)
+		for c, v := range s.x[:k] {
+			s.wt[c] = 1 / (math.Abs(v)/top + opt.ReweightEps)
 		}
-		if err := stage(opt.LambdaMax, weight); err != nil {
+		if err := stage(lastLambda, true, 1/opt.ReweightEps); err != nil {
 			return res, err
 		}
 	}
-	s.sp.mulPhi(x)
-	res.Products++
-	bad := mismatches(s.sp.ax, p.y)
-	if opt.Refit {
-		var err error
-		if bad, err = s.refit(ctx, p, x, bad, &opt, &res); err != nil {
+	s.sp.cap = 0
+	s.export(x)
+	normalize(x)
+	if opt.Refit || opt.Prune || opt.Swap || opt.Center {
+		if err := s.search(ctx, p, x, &opt, &res); err != nil {
 			return res, err
 		}
 	}
+	bad := s.mismatches(p, x)
 	res.Hamming = float64(bad) / float64(p.m)
 	for _, v := range x {
 		if v != 0 {
 			res.Support++
 		}
 	}
+	if s.op == &s.ws {
+		res.WorkingSet = s.ws.k
+	}
 	return res, nil
 }
 
-// refit replaces x (with bad inconsistent measurements) by BIHT's
-// iteration restricted to x's support, from zero: a consistency fit on the
-// support that is not biased towards small L1 norms. While the fit is
-// inconsistent it adds the coordinate off the support with the largest
-// BIHT gradient |Phi^T (y - sign(Phi x))|_j (at most as many times as the
-// support has coordinates); with prune it then drops the smallest
-// coefficient while the fit stays consistent. The result replaces x only if
-// it is at least as consistent; refit returns the mismatches of what x
-// holds in the end.
-func (s *Solver) refit(ctx context.Context, p *Problem, x []float64, bad int, opt *RecoverOptions, res *RecoverResult) (int, error) {
-	keep, best := s.tmp, s.keep
-	support := 0
-	for j, v := range x {
-		keep[j] = 0
+// capDepth returns the depth tau beyond which a violation is capped (see
+// RecoverOptions.Cap), measured at the current iterate normalized, and
+// remembers it in s.capPrev; capScale = 0 gives 0 (no cap). It leaves
+// s.sp.ax = Phi x.
+func (s *Solver) capDepth(p *Problem, capScale float64) float64 {
+	if capScale == 0 {
+		return 0
+	}
+	k := s.op.k
+	xs := s.tmp[:k]
+	copy(xs, s.x[:k])
+	if vec.Nrm2(xs) == 0 {
+		copy(xs, s.w[:k])
+	}
+	if !normalize(xs) {
+		return 0
+	}
+	ax := s.sp.ax
+	s.op.mul(ax, xs)
+	a := s.pu[:p.m]
+	bad := 0
+	for i, v := range ax {
+		a[i] = math.Abs(v)
+		if sign(v) != p.y[i] && a[i] <= s.capPrev {
+			bad++
+		}
+	}
+	sigma := median(a) / 0.6745 // the standard deviation, for Gaussian rows
+	v := float64(bad) / float64(p.m)
+	s.capPrev = capScale * sigma * math.Sin(min(math.Pi*v, math.Pi/2))
+	return s.capPrev
+}
+
+// median returns the median of a (the lower one for even lengths),
+// reordering a: quickselect, linear time.
+func median(a []float64) float64 {
+	k := (len(a) - 1) / 2
+	lo, hi := 0, len(a)-1
+	for lo < hi {
+		piv := a[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for a[i] < piv {
+				i++
+			}
+			for a[j] > piv {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return a[k]
+		}
+	}
+	return a[k]
+}
+
+// mismatches returns the number of measurements inconsistent with x (zero
+// outside the working set, if there is one), at the cost of one product
+// with its columns.
+func (s *Solver) mismatches(p *Problem, x []float64) int {
+	s.slots(s.tmp[:s.op.k], x)
+	s.op.mul(s.sp.ax, s.tmp[:s.op.k])
+	return mismatches(s.sp.ax, p.y)
+}
+
+// Candidates of the refit and of a swap (see RecoverOptions).
+const (
+	refitCandidates = 10
+	swapCandidates  = 3
+	swapMaxRounds   = 64
+)
+
+// search is steps 3 and 4 of Recover on the estimate x (unit norm),
+// working in the operator's coordinates (s.x[:k]) and adding columns to
+// the working set when a coordinate outside joins.
+func (s *Solver) search(ctx context.Context, p *Problem, x []float64, opt *RecoverOptions, res *RecoverResult) error {
+	s.slots(s.x[:s.op.k], x)
+	res.Outliers = s.markOutliers(p, opt.Cap)
+	s.wolfeCap = opt.RefitMaxIter
+	if opt.Refit {
+		if err := s.refit(ctx, p, res); err != nil {
+			return err
+		}
+	}
+	if opt.Prune {
+		s.prune(p, res)
+	}
+	if opt.Swap {
+		if err := s.swap(ctx, p, res); err != nil {
+			return err
+		}
+		if opt.Prune {
+			s.prune(p, res)
+		}
+	}
+	if opt.Center {
+		s.center(p, res)
+	}
+	s.unslot(x, s.x[:s.op.k])
+	normalize(x)
+	return nil
+}
+
+// markOutliers flags in s.out the measurements that the estimate s.x
+// violates deeper than the cap (see RecoverOptions.Cap; none for
+// capScale = 0) and returns their number.
+func (s *Solver) markOutliers(p *Problem, capScale float64) int {
+	s.out = growBools(s.out, p.m)
+	clear(s.out)
+	if capScale == 0 {
+		return 0
+	}
+	tau := s.capDepth(p, capScale) // leaves s.sp.ax = Phi x for x normalized
+	n := 0
+	for i, a := range s.sp.ax {
+		if p.y[i]*a < -tau {
+			s.out[i] = true
+			n++
+		}
+	}
+	return n
+}
+
+// nonzeros counts the non-zeros of the iterate x.
+func (s *Solver) nonzeros() int {
+	nz := 0
+	for _, v := range s.x[:s.op.k] {
 		if v != 0 {
-			keep[j] = 1
-			support++
+			nz++
 		}
 	}
-	if support == 0 {
-		return bad, nil
+	return nz
+}
+
+// support lists the slots where s.x is non-zero into s.sup.
+func (s *Solver) support() []int {
+	s.sup = s.sup[:0]
+	for c, v := range s.x[:s.op.k] {
+		if v != 0 {
+			s.sup = append(s.sup, c)
+		}
 	}
-	copy(best, x)
-	fit := func() (int, error) {
-		br, err := s.biht.run(ctx, p, x, 0, keep, opt.RefitMaxIter)
-		res.Refits++
-		res.RefitIterations += br.Iterations
-		res.Products += br.Products
-		return int(math.Round(br.Hamming * float64(p.m))), err
+	return s.sup
+}
+
+// column returns the column of slot c (copied, for the full operator).
+func (s *Solver) column(p *Problem, c int) []float64 {
+	if !s.op.full {
+		return s.ws.col(c)
 	}
-	nb, err := fit()
-	for added := 0; err == nil && nb > 0 && added < support; added++ {
-		g := s.biht.g // BIHT's gradient at its last iterate
-		vec.MulTransVec(g, p.phi, p.m, p.n, s.biht.r)
-		res.Products++
-		jmax, gmax := -1, 0.0
-		for j, gj := range g {
-			if a := math.Abs(gj); keep[j] == 0 && a > gmax {
-				jmax, gmax = j, a
+	col := s.colBuf[:p.m]
+	for i := range col {
+		col[i] = p.phi[i*p.n+c]
+	}
+	return col
+}
+
+// margin returns the hard margin of the slots sup on the measurements not
+// flagged as outliers (Wolfe's algorithm from xs's values), or 0 if it
+// cannot beat floor. With Wolfe's point kept in s.cw, and xc (len(sup))
+// set to the center's direction when the margin is positive.
+func (s *Solver) margin(p *Problem, sup []int, floor float64, res *RecoverResult) float64 {
+	q := len(sup)
+	xc := s.xc[:q]
+	for u, c := range sup {
+		xc[u] = s.x[c]
+	}
+	cw := &s.cw
+	cw.passes = 0
+	cw.load(p.m, q, func(u int) []float64 { return s.column(p, sup[u]) }, p.y, s.skipOut)
+	mg := cw.solve(xc, q, floor, s.wolfeCap)
+	res.Margins++
+	res.WolfeIterations += cw.passes - 1
+	s.ws.work += float64(cw.passes*q) / float64(p.n)
+	return mg
+}
+
+// candidates returns the n coordinates outside the support (slots, with
+// their columns added to a working set) with the largest |g_j|, g over
+// all N coordinates.
+func (s *Solver) candidates(p *Problem, g []float64, n int) []int {
+	cands := s.cands[:0]
+	for range n {
+		jm, gm := -1, 0.0
+		for j, v := range g {
+			if a := math.Abs(v); a > gm && !slices.Contains(cands, j) && !s.inSupport(j) {
+				jm, gm = j, a
 			}
 		}
-		if jmax < 0 {
+		if jm < 0 {
 			break
 		}
-		keep[jmax] = 1
-		res.Expanded++
-		nb, err = fit()
+		cands = append(cands, jm)
 	}
-	if err != nil {
-		copy(x, best)
-		return bad, err
+	if !s.op.full {
+		add := s.cand[:0]
+		for _, j := range cands {
+			if s.ws.pos[j] < 0 {
+				add = append(add, j)
+			}
+		}
+		if len(add) > 0 && s.ws.k+len(add) <= p.n/wsMaxShare {
+			slices.Sort(add)
+			s.grow(add, 0)
+		}
+		q := 0
+		for _, j := range cands {
+			if c := s.ws.pos[j]; c >= 0 {
+				cands[q] = c
+				q++
+			}
+		}
+		cands = cands[:q]
 	}
-	if nb > bad { // the refit made things worse: keep the estimate
-		copy(x, best)
-		return bad, nil
+	s.cands = cands
+	return cands
+}
+
+// inSupport reports whether coordinate j (of Phi) is non-zero in s.x.
+func (s *Solver) inSupport(j int) bool {
+	if s.op.full {
+		return s.x[j] != 0
 	}
-	bad = nb
-	for opt.Prune && bad == 0 {
-		jmin, amin, count := -1, math.Inf(1), 0
-		for j, v := range x {
-			if a := math.Abs(v); v != 0 {
-				count++
-				if a < amin {
-					jmin, amin = j, a
+	c := s.ws.pos[j]
+	return c >= 0 && s.x[c] != 0
+}
+
+// refit completes the support until the signs not flagged as outliers are
+// separable on it (see RecoverOptions.Refit), refitting the direction on
+// each new support by its center (on the measurements it satisfies).
+func (s *Solver) refit(ctx context.Context, p *Problem, res *RecoverResult) error {
+	limit := max(2, len(s.support()))
+	added := 0
+	for added < limit {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("onebit: Recover cancelled in the refit: %w", err)
+		}
+		if s.margin(p, s.support(), 0, res) > 0 {
+			return nil
+		}
+		// BIHT's gradient at the current estimate, over all coordinates,
+		// on the measurements that are not outliers.
+		k := s.op.k
+		s.op.mul(s.sp.ax, s.x[:k])
+		r := s.sp.r
+		for i, a := range s.sp.ax {
+			r[i] = 0
+			if !s.out[i] {
+				r[i] = p.y[i] - sign(a)
+			}
+		}
+		s.full.mulT(s.g, r)
+		cands := s.candidates(p, s.g, refitCandidates)
+		if len(cands) == 0 {
+			return nil
+		}
+		// Greedy along this list: the candidate that makes the signs
+		// separable with the largest margin, else the first (largest
+		// gradient) and try the rest again with it.
+		for len(cands) > 0 && added < limit {
+			sup := s.support()
+			best, bestM := 0, 0.0
+			for t, c := range cands {
+				if mg := s.margin(p, append(sup, c), bestM, res); mg > bestM {
+					best, bestM = t, mg
 				}
+				s.sup = sup
 			}
-			keep[j] = 0
-			if v != 0 {
-				keep[j] = 1
+			s.x[cands[best]] = 1e-3 // joins the support; a center sets its value
+			cands = slices.Delete(cands, best, best+1)
+			added++
+			res.Expanded++
+			if bestM > 0 {
+				return nil
 			}
 		}
-		if count <= 1 {
-			break
+		s.centerSkip(p, res) // a direction for the next gradient
+	}
+	return nil
+}
+
+// prune drops, one at a time, the coordinate whose removal leaves the
+// largest positive margin (see RecoverOptions.Prune).
+func (s *Solver) prune(p *Problem, res *RecoverResult) {
+	for {
+		sup := s.support()
+		q := len(sup)
+		if q <= 1 {
+			return
 		}
-		keep[jmin] = 0
-		copy(best, x)
-		if nb, err = fit(); err != nil || nb > 0 {
-			copy(x, best)
-			return bad, err
+		trial := s.trial[:q-1]
+		bestT, bestM := -1, 0.0
+		for t := range sup {
+			copy(trial, sup[:t])
+			copy(trial[t:], sup[t+1:])
+			if mg := s.margin(p, trial, bestM, res); mg > bestM {
+				bestT, bestM = t, mg
+			}
 		}
+		if bestT < 0 {
+			return
+		}
+		s.x[sup[bestT]] = 0
 		res.Pruned++
 	}
-	return bad, nil
+}
+
+// swap exchanges a support coordinate for one outside while the margin
+// grows (see RecoverOptions.Swap). The candidates are the coordinates j
+// with the largest |q_j|, q = sum over the support vectors i of Wolfe's
+// weight lambda_i times y_i a_i/||a_i|| (the rate at which the margin
+// grows along e_j).
+func (s *Solver) swap(ctx context.Context, p *Problem, res *RecoverResult) error {
+	cw := &s.cw
+	for range swapMaxRounds {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("onebit: Recover cancelled in a swap: %w", err)
+		}
+		sup := s.support()
+		q := len(sup)
+		if q == 0 {
+			return nil
+		}
+		mu := s.margin(p, sup, 0, res)
+		if mu <= 0 {
+			return nil
+		}
+		qv := s.g
+		clear(qv)
+		for u, r := range cw.corral {
+			i := cw.rowIdx[r]
+			vec.Axpy(cw.lam[u]*p.y[i]/cw.rowNrm[r], p.phi[i*p.n:(i+1)*p.n], qv)
+		}
+		s.full.work += float64(len(cw.corral)) / float64(p.m)
+		cands := s.candidates(p, qv, swapCandidates)
+		sup = s.support()
+		trial := s.trial[:q]
+		best, bc, bt := mu, -1, -1
+		for _, c := range cands {
+			for t := range sup {
+				copy(trial, sup)
+				trial[t] = c
+				s.x[c] = s.x[sup[t]] // Wolfe's start
+				if mg := s.margin(p, trial, best, res); mg > best {
+					best, bc, bt = mg, c, t
+				}
+				s.x[c] = 0
+			}
+		}
+		if bc < 0 {
+			return nil
+		}
+		s.x[bc], s.x[sup[bt]] = s.x[sup[bt]], 0
+		res.Swapped++
+	}
+	return nil
+}
+
+// center replaces the estimate on its support by the center of the
+// consistency cell (see RecoverOptions.Center); when the signs not
+// flagged as outliers are not separable on the support, by that of those
+// the estimate satisfies.
+func (s *Solver) center(p *Problem, res *RecoverResult) {
+	sup := s.support()
+	if len(sup) == 0 {
+		return
+	}
+	res.Margin = s.margin(p, sup, 0, res)
+	if res.Margin > 0 {
+		for u, c := range sup {
+			s.x[c] = s.xc[u]
+		}
+	} else {
+		res.Margin = s.centerSkip(p, res)
+	}
+	if res.Margin > 0 {
+		res.Centered = true
+	}
+}
+
+// centerSkip sets the estimate on its support to the center of the cell
+// of the measurements it satisfies (and that are not outliers), if they
+// are separable, and returns the margin.
+func (s *Solver) centerSkip(p *Problem, res *RecoverResult) float64 {
+	sup := s.support()
+	k := s.op.k
+	ax := s.sp.ax
+	s.op.mul(ax, s.x[:k])
+	q := len(sup)
+	xc := s.xc[:q]
+	for u, c := range sup {
+		xc[u] = s.x[c]
+	}
+	cw := &s.cw
+	cw.passes = 0
+	cw.load(p.m, q, func(u int) []float64 { return s.column(p, sup[u]) }, p.y,
+		func(i int) bool { return s.out[i] || sign(ax[i]) != p.y[i] })
+	mg := cw.solve(xc, q, 0, s.wolfeCap)
+	res.Margins++
+	res.WolfeIterations += cw.passes - 1
+	s.ws.work += float64(cw.passes*q) / float64(p.n)
+	if mg > 0 {
+		for u, c := range sup {
+			s.x[c] = xc[u]
+		}
+	}
+	return mg
+}
+
+// slots sets xs (the operator's coordinates) from the full-length x.
+func (s *Solver) slots(xs, x []float64) {
+	if s.op.full {
+		copy(xs, x)
+		return
+	}
+	for c, j := range s.ws.idx {
+		xs[c] = x[j]
+	}
+}
+
+// unslot sets the full-length x from xs (zero outside the working set).
+func (s *Solver) unslot(x, xs []float64) {
+	if s.op.full {
+		copy(x, xs)
+		return
+	}
+	clear(x)
+	for c, j := range s.ws.idx {
+		x[j] = xs[c]
+	}
+}
+
+func growBools(b []bool, n int) []bool {
+	if cap(b) < n {
+		return make([]bool, n)
+	}
+	return b[:n]
 }

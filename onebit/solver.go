@@ -1,10 +1,13 @@
 package onebit
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sync/atomic"
 
 	"github.com/neadmm/neadmm/internal/buf"
 	"github.com/neadmm/neadmm/internal/num"
@@ -69,36 +72,59 @@ type Options struct {
 	Seed uint64
 	// Callback, if not nil, is called after every outer iteration (see
 	// neadmm.Options.Callback); with it set, every iteration also
-	// evaluates the objective (one more product with Phi).
+	// evaluates the objective (one more product with Phi, or with the
+	// working set's columns).
 	Callback func(neadmm.Iteration) (stop bool)
+	// WorkingSet solves on a working set of columns of Phi: neADMM runs on
+	// the problem restricted to those coordinates (the others held at 0),
+	// products use a compact copy of the columns, and after each
+	// restricted solve one product with Phi^T over the violated rows checks
+	// the stationarity conditions of the full problem, |lambda (Phi^T r)_j|
+	// <= 1 for every j outside; the violators join the set and the solve
+	// continues. It starts from the 16 largest coordinates of the starting
+	// point. The estimate is a stationary point of the full problem like
+	// that of a full solve, at a fraction of the cost when it is sparse
+	// (see the package documentation), but not necessarily the same one.
+	WorkingSet bool
+	// CoordinateCheck compares the estimate with the best signed
+	// coordinate vector (Problem.BestCoordinate, one pass over Phi) and
+	// returns that vector when its objective is lower (Result.Coordinate).
+	// At small lambda, such as the paper's, the minimizer is often of that
+	// form and neADMM's local search does not always find it.
+	CoordinateCheck bool
 }
 
 // DefaultOptions returns the settings this package recommends for the
 // paper's problem: the paper's lambda = 0.01 and 100 iterations, but a
 // fixed rho = 10 instead of the paper's fixed rho = 1, which stalls (see
 // PaperOptions, and the package documentation for the measurement behind
-// the choice).
+// the choice), a working set and the coordinate check.
 func DefaultOptions() Options {
 	return Options{
-		Lambda:       0.01,
-		Rho:          10,
-		Policy:       neadmm.RhoFixed,
-		MaxIter:      100,
-		EpsAbs:       1e-6,
-		EpsRel:       1e-4,
-		InnerMaxIter: 200,
-		InnerTol:     1e-6,
+		Lambda:          0.01,
+		Rho:             10,
+		Policy:          neadmm.RhoFixed,
+		MaxIter:         100,
+		EpsAbs:          1e-6,
+		EpsRel:          1e-4,
+		InnerMaxIter:    200,
+		InnerTol:        1e-6,
+		WorkingSet:      true,
+		CoordinateCheck: true,
 	}
 }
 
 // PaperOptions returns the paper's settings (section 4.1): lambda = 0.01,
-// a fixed rho = 1 and 100 iterations, with DefaultOptions' tolerances and
-// inner solver. A fixed rho = 1 typically does not converge on this problem
-// (w flips sign between iterations); it is kept to reproduce the paper.
+// a fixed rho = 1 and 100 iterations of neADMM on the full problem, with
+// DefaultOptions' tolerances and inner solver (and neither the working set
+// nor the coordinate check). A fixed rho = 1 typically does not converge
+// on this problem (w flips sign between iterations); it is kept to
+// reproduce the paper.
 func PaperOptions() Options {
 	o := DefaultOptions()
 	o.Rho = 1
 	o.Policy = neadmm.RhoFixed
+	o.WorkingSet, o.CoordinateCheck = false, false
 	return o
 }
 
@@ -132,9 +158,10 @@ func (o *Options) engine() neadmm.Options {
 
 // Result reports a solve.
 type Result struct {
-	// Iterations is the number of outer (neADMM) iterations.
+	// Iterations is the number of outer (neADMM) iterations, over all
+	// restricted solves of a working-set solve.
 	Iterations int
-	// Reason tells why the solve ended.
+	// Reason tells why the (last restricted) solve ended.
 	Reason neadmm.StopReason
 	// Primal and Dual are ||r|| and ||s|| of the last iteration; Rho is
 	// the rho it used.
@@ -144,35 +171,93 @@ type Result struct {
 	Objective float64
 	// InnerIterations counts the FISTA steps of all x-updates.
 	InnerIterations int
-	// Products counts the matrix-vector products with Phi or Phi^T, the
-	// unit of cost (2MN flops each), and TransProducts those of them with
-	// Phi^T. Each FISTA step costs one Phi x and, unless every
-	// measurement is satisfied, one Phi^T r; the objectives at the end
-	// (the engine's and Objective above) one Phi x each. The start
-	// Phi^T y is not counted.
+	// Products counts the matrix-vector products with Phi, Phi^T or the
+	// working set's columns (and their transpose), TransProducts those of
+	// them with a transpose; Work is their cost in units of one product
+	// with the whole of Phi (M*N multiply-adds): a product with k columns
+	// counts k/N, one with Phi^T over the violated rows only their
+	// fraction of M, a full FISTA step (Phi x and Phi^T r in one sweep
+	// over Phi) 1 plus that fraction. The start Phi^T y, the final
+	// objective and the coordinate check (one pass each) are included.
 	Products, TransProducts int
+	Work                    float64
+	// WorkingSet is the final size of the working set (0 for a solve on
+	// the full problem), and KKTChecks the number of stationarity checks
+	// on the full problem it took.
+	WorkingSet, KKTChecks int
+	// Coordinate reports that the coordinate check replaced neADMM's
+	// estimate by a signed coordinate vector with a lower objective.
+	Coordinate bool
 }
 
 // Solver holds the workspace of Solve and Recover. The zero value is
 // ready; the first solve of a problem size allocates its buffers, later
 // solves of that size or smaller allocate nothing. A Solver must not be
-// used by several goroutines at once; Solvers are independent.
+// used by several goroutines at once: it panics if it is (a cheap guard,
+// not a lock); Solvers are independent.
 type Solver struct {
+	busy atomic.Bool
 	admm neadmm.Solver
 	sp   splitting
-	w    []float64 // x2 of the engine (N)
-	dual []float64 // y of the engine (1+N)
-	tmp  []float64 // N: weights
-	keep []float64 // N: the estimate before a refit
-	biht bihtWork
+	full operator // all of Phi
+	ws   operator // the working set's columns
+	op   *operator
+	// The iterate: x and w (k), dual (1+k), with k the working-set size
+	// or N.
+	x, w, dual []float64
+	wt         []float64 // per-coordinate L1 weights (k) of reweighted solves
+	g          []float64 // N: gradient of the KKT check; scratch
+	cand       []int     // N: violators of the KKT check
+	pv, pu     []float64 // power iteration of the compact norm: N, M
+	pvk        int       // entries of pv that belong to the last estimate
+	wsNorm2    float64   // estimate for the working set of size wsNormK
+	wsNormK    int
+	wsOff      float64   // the L1 weight outside the working set
+	tmp, keep  []float64 // N
+	save       []float64 // 2N: x and w before a continuation stage
+	saveDual   []float64 // 1+N: the dual before it
+	cw         centerWork
+	wolfeCap   int     // major cycles per margin computation
+	capPrev    float64 // the last stage's loss cap (Recover)
+	skipOut    func(i int) bool
+	out        []bool    // M: measurements left out as outliers
+	sup, trial []int     // support slots, and a trial support
+	cands      []int     // candidates of the search
+	xc, colBuf []float64 // N: a center's direction; M: a column
 }
+
+// acquire marks s busy and panics if it already is.
+func (s *Solver) acquire() {
+	if !s.busy.CompareAndSwap(false, true) {
+		panic("onebit: Solver used by two goroutines at once (use one Solver per goroutine)")
+	}
+}
+
+func (s *Solver) release() { s.busy.Store(false) }
 
 func (s *Solver) resize(p *Problem) {
 	s.sp.resize(p.m, p.n)
+	s.x = buf.Grow(s.x, p.n)
 	s.w = buf.Grow(s.w, p.n)
 	s.dual = buf.Grow(s.dual, 1+p.n)
+	s.wt = buf.Grow(s.wt, p.n)
+	s.g = buf.Grow(s.g, p.n)
+	s.cand = growInts(s.cand, p.n)
+	s.pv = buf.Grow(s.pv, p.n)
+	s.pu = buf.Grow(s.pu, p.m)
 	s.tmp = buf.Grow(s.tmp, p.n)
 	s.keep = buf.Grow(s.keep, p.n)
+	s.save = buf.Grow(s.save, 2*p.n)
+	s.saveDual = buf.Grow(s.saveDual, 1+p.n)
+	s.xc = buf.Grow(s.xc, p.n)
+	s.colBuf = buf.Grow(s.colBuf, p.m)
+	s.trial = growInts(s.trial, p.n)
+	if s.skipOut == nil {
+		s.skipOut = func(i int) bool { return s.out[i] }
+	}
+	s.full.setFull(p)
+	s.full.products, s.full.trans, s.full.work = 0, 0, 0
+	s.ws.products, s.ws.trans, s.ws.work = 0, 0, 0
 }
 
 // Solve runs neADMM (Algorithm 2 of the paper) on
@@ -183,17 +268,23 @@ func (s *Solver) resize(p *Problem) {
 // is the x-iterate of the last iteration (sparse: a soft-thresholding
 // output) normalized, or the w-iterate if x is zero; at convergence the two
 // agree. With opt.Start == StartGiven, x also holds the starting point.
+// With opt.WorkingSet the solve runs on a growing set of coordinates (see
+// Options.WorkingSet); with opt.CoordinateCheck the best signed coordinate
+// vector replaces the estimate when its objective is lower.
 //
-// Solve returns an error wrapping ErrBadInput, before any work, for invalid
-// options (the engine's included), len(x) != N, or a StartGiven x that is
-// zero or not finite (any finite non-zero x, however small or large, is a
-// valid start). It
-// returns the engine's errors (wrapping context.Canceled and the like on
-// cancellation, or neadmm.ErrNotFinite) during the solve; x then holds the
+// Solve returns an error wrapping ErrBadInput, before any work, for a nil
+// p, invalid options (the engine's included), len(x) != N, or a StartGiven
+// x that is zero or not finite (any finite non-zero x, however small or
+// large, is a valid start). It returns the engine's errors (wrapping
+// context.Canceled and the like on cancellation, checked at every FISTA
+// step, or neadmm.ErrNotFinite) during the solve; x then holds the
 // normalized last iterate when it is finite. The Result is meaningful in
 // every case.
 func (s *Solver) Solve(ctx context.Context, p *Problem, x []float64, opt Options) (Result, error) {
 	res := Result{Objective: math.NaN(), Rho: opt.Rho}
+	if p == nil {
+		return res, fmt.Errorf("%w: nil *Problem", ErrBadInput)
+	}
 	if err := opt.check(); err != nil {
 		return res, err
 	}
@@ -202,7 +293,7 @@ func (s *Solver) Solve(ctx context.Context, p *Problem, x []float64, opt Options
 	}
 	if opt.Start == StartGiven {
 		for j, v := range x {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
+			if !num.Finite(v) {
 				return res, fmt.Errorf("%w: StartGiven: x[%d] = %g, want finite", ErrBadInput, j, v)
 			}
 		}
@@ -210,10 +301,12 @@ func (s *Solver) Solve(ctx context.Context, p *Problem, x []float64, opt Options
 			return res, fmt.Errorf("%w: StartGiven: x = 0, want a non-zero start", ErrBadInput)
 		}
 	}
+	s.acquire()
+	defer s.release()
 	s.resize(p)
 	switch opt.Start {
 	case StartBackprojection:
-		backprojection(x, p)
+		s.backprojection(x, p)
 	case StartRandom:
 		r := rand.New(rand.NewPCG(opt.Seed, 0x72616e646f6d)) // "random"
 		for j := range x {
@@ -221,9 +314,161 @@ func (s *Solver) Solve(ctx context.Context, p *Problem, x []float64, opt Options
 		}
 	}
 	normalize(x)
+	if opt.WorkingSet {
+		s.wsInit(p, x, wsInitial)
+	} else {
+		s.fullInit(p, x)
+	}
+	s.sp.cap = 0
+	res, err := s.stage(ctx, p, opt, false, 1)
+	s.export(x)
+	if normalize(x) {
+		res.Objective = s.objective(p, x, opt.Lambda)
+	}
+	if err == nil && opt.CoordinateCheck {
+		c := p.bestCoordinate(s.tmp, opt.Lambda, s.g, s.keep)
+		s.full.products++
+		s.full.work++
+		if c < res.Objective || math.IsNaN(res.Objective) {
+			copy(x, s.tmp)
+			res.Objective, res.Coordinate = c, true
+		}
+	}
+	s.count(&res)
+	return res, err
+}
+
+// wsInitial is the size of the first working set: the largest coordinates
+// of the start. The stationarity checks add what is missing; a start much
+// larger than the supports found (1 to 30 here) only costs work.
+const wsInitial = 16
+
+// Working-set growth: each check adds at most max(wsBatch, k) violators
+// (the largest first), and the set may hold at most a quarter of the
+// columns (beyond that the compact copy stops paying, and the solve
+// continues on the full Phi). kktSlack is the relative tolerance of the
+// check, so that coordinates at the boundary do not join one by one.
+const (
+	wsBatch    = 8
+	wsMaxShare = 4
+	wsMaxRound = 64
+	kktSlack   = 1e-3
+)
+
+// count fills the product counts of res from both operators.
+func (s *Solver) count(res *Result) {
+	res.Products = s.full.products + s.ws.products
+	res.TransProducts = s.full.trans + s.ws.trans
+	res.Work = s.full.work + s.ws.work
+}
+
+// fullInit makes the iterate x (normalized), w = x and a zero dual on the
+// full problem.
+func (s *Solver) fullInit(p *Problem, x []float64) {
+	s.op = &s.full
+	copy(s.x, x)
 	copy(s.w, x)
 	clear(s.dual)
-	return s.run(ctx, p, x, opt, nil)
+}
+
+// wsInit starts a working set with the k0 largest |x_j| and the iterate x
+// restricted to it and normalized (w = x, dual 0).
+func (s *Solver) wsInit(p *Problem, x []float64, k0 int) {
+	s.op = &s.ws
+	s.ws.setCompact(p)
+	k0 = min(k0, p.n)
+	cand := s.cand[:0]
+	for j := range x {
+		cand = append(cand, j)
+	}
+	slices.SortStableFunc(cand, func(a, b int) int { return cmp.Compare(math.Abs(x[b]), math.Abs(x[a])) })
+	cand = cand[:k0]
+	slices.Sort(cand) // columns in index order: a pass over each row in order
+	s.ws.add(cand)
+	for c, j := range s.ws.idx {
+		s.x[c] = x[j]
+	}
+	if !normalize(s.x[:k0]) {
+		clear(s.x[:k0])
+		s.x[0] = 1
+	}
+	copy(s.w, s.x[:k0])
+	clear(s.dual[:1+k0])
+	s.wsNormK, s.pvk = 0, 0
+}
+
+// grow adds the columns js to the working set with zero iterate, dual and
+// weight wOff.
+func (s *Solver) grow(js []int, wOff float64) {
+	k := s.ws.k
+	s.ws.add(js)
+	for c := k; c < s.ws.k; c++ {
+		s.x[c], s.w[c], s.dual[1+c], s.wt[c] = 0, 0, 0, wOff
+	}
+}
+
+// shrink drops the working-set slots where x is zero when they are most
+// of the set (after a stage whose support shrank, as reweighting does):
+// every compact product with A^T pays for every slot. w is renormalized;
+// the stationarity checks bring back any coordinate that is needed.
+func (s *Solver) shrink() {
+	if s.op.full {
+		return
+	}
+	k, nz := s.ws.k, 0
+	for _, v := range s.x[:k] {
+		if v != 0 {
+			nz++
+		}
+	}
+	if nz == 0 || k <= 2*nz+wsBatch {
+		return
+	}
+	s.ws.drop(func(c int) bool { return s.x[c] == 0 }, func(from, to int) {
+		s.x[to], s.w[to], s.dual[1+to], s.wt[to], s.pv[to] = s.x[from], s.w[from], s.dual[1+from], s.wt[from], s.pv[from]
+	})
+	k = s.ws.k
+	s.wsNormK, s.pvk = 0, k
+	if !normalize(s.w[:k]) {
+		copy(s.w[:k], s.x[:k])
+		normalize(s.w[:k])
+	}
+}
+
+// toFull moves a working-set iterate to the full problem.
+func (s *Solver) toFull() {
+	k, n := s.ws.k, s.ws.p.n
+	for _, v := range [...][]float64{s.x, s.w, s.dual[1:], s.wt} {
+		copy(s.tmp, v[:k])
+		clear(v[:n])
+		for c, j := range s.ws.idx {
+			v[j] = s.tmp[c]
+		}
+	}
+	for j := range s.wt[:n] {
+		if s.ws.pos[j] < 0 {
+			s.wt[j] = s.wsOff
+		}
+	}
+	s.op = &s.full
+}
+
+// export writes the estimate into the full-length x (not normalized): the
+// x-iterate, or w if that is zero.
+func (s *Solver) export(x []float64) {
+	k := s.op.k
+	src := s.x[:k]
+	if vec.Nrm2(src) == 0 {
+		src = s.w[:k]
+	}
+	if s.op.full {
+		copy(x, src)
+		return
+	}
+	clear(x)
+	for c, j := range s.ws.idx {
+		x[j] = src[c]
+	}
 }
 
 // normalize scales x to unit norm and reports whether it could: it leaves
@@ -252,44 +497,126 @@ func normalize(x []float64) bool {
 }
 
 // backprojection sets x = Phi^T y (e_1 if that is zero), not normalized.
-func backprojection(x []float64, p *Problem) {
-	vec.MulTransVec(x, p.phi, p.m, p.n, p.y)
+func (s *Solver) backprojection(x []float64, p *Problem) {
+	s.full.mulT(x, p.y)
 	if vec.Nrm2(x) == 0 {
 		clear(x)
 		x[0] = 1
 	}
 }
 
-// run solves from the x, s.w and s.dual in place (a warm start when they
-// hold a previous solve's iterate), with L1 weights weight (nil: plain),
-// and normalizes the estimate into x.
-func (s *Solver) run(ctx context.Context, p *Problem, x []float64, opt Options, weight []float64) (Result, error) {
+// stage solves at opt from the current iterate (a warm start when it holds
+// a previous solve's), with the L1 weights s.wt when weighted (wOff for
+// the coordinates outside a working set). On a working set it alternates
+// restricted solves and stationarity checks until the check passes.
+func (s *Solver) stage(ctx context.Context, p *Problem, opt Options, weighted bool, wOff float64) (Result, error) {
+	var res Result
+	s.wsOff = wOff
+	for round := 0; ; round++ {
+		r, err := s.run(ctx, p, opt, weighted)
+		res.Iterations += r.Iterations
+		res.InnerIterations += r.InnerIterations
+		res.Reason, res.Primal, res.Dual, res.Rho = r.Reason, r.Primal, r.Dual, r.Rho
+		if err != nil || s.op.full {
+			return res, err
+		}
+		res.WorkingSet = s.ws.k
+		res.KKTChecks++
+		viol := s.kkt(p, opt.Lambda, wOff)
+		if len(viol) == 0 || round >= wsMaxRound {
+			return res, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return res, fmt.Errorf("onebit: cancelled after a stationarity check: %w", err)
+		}
+		add := viol[:min(len(viol), max(wsBatch, s.ws.k))]
+		if s.ws.k+len(add) > p.n/wsMaxShare {
+			s.toFull()
+			res.WorkingSet = 0
+			continue
+		}
+		slices.Sort(add)
+		s.grow(add, wOff)
+	}
+}
+
+// kkt checks the stationarity of the full problem at the working-set
+// iterate x: with g = lambda Phi^T r (r the one-sided residual of Phi x),
+// every j outside the set needs |g_j| <= wOff (the subgradient of its L1
+// term). It returns the violators, the largest |g_j| first.
+func (s *Solver) kkt(p *Problem, lambda, wOff float64) []int {
+	k := s.ws.k
+	s.sp.lambda = lambda
+	s.ws.mul(s.sp.ax, s.x[:k])
+	if _, any := s.sp.loss(); !any {
+		return nil
+	}
+	s.full.mulT(s.g, s.sp.r)
+	thr := wOff * (1 + kktSlack)
+	cand := s.cand[:0]
+	for j, gj := range s.g {
+		if s.ws.pos[j] < 0 && math.Abs(gj) > thr {
+			cand = append(cand, j)
+		}
+	}
+	g := s.g
+	slices.SortFunc(cand, func(a, b int) int { return cmp.Compare(math.Abs(g[b]), math.Abs(g[a])) })
+	return cand
+}
+
+// run is one neADMM solve from the current iterate on the current
+// operator.
+func (s *Solver) run(ctx context.Context, p *Problem, opt Options, weighted bool) (Result, error) {
+	k := s.op.k
 	sp := &s.sp
-	sp.p, sp.lambda, sp.weight = p, opt.Lambda, weight
+	sp.p, sp.op, sp.lambda, sp.weight = p, s.op, opt.Lambda, nil
+	if weighted {
+		sp.weight = s.wt[:k]
+	}
+	sp.ctx, sp.cancelled = ctx, false
+	if s.op.full {
+		n2, err := p.norm2Ctx(ctx)
+		if err != nil {
+			return Result{Reason: neadmm.StopCancelled, Rho: opt.Rho}, err
+		}
+		sp.norm2 = n2
+	} else if s.wsNormK != k {
+		for c := s.pvk; c < k; c++ {
+			s.pv[c] = 0
+		}
+		if s.pvk == 0 {
+			clear(s.pv[:k])
+		}
+		sp.norm2 = s.ws.norm2(s.pv[:k], s.pu)
+		s.wsNorm2, s.wsNormK, s.pvk = sp.norm2, k, k
+	} else {
+		sp.norm2 = s.wsNorm2
+	}
 	sp.fopt = neadmm.FISTAOptions{L: 1, Tol: opt.InnerTol, MaxIter: opt.InnerMaxIter}
-	sp.inner, sp.products, sp.trans = 0, 0, 0
+	sp.inner = 0
 	var prob neadmm.Problem = sp
 	if opt.Callback != nil {
 		prob = withObjective{sp}
 	}
-	er, err := s.admm.Solve(ctx, prob, x, s.w, s.dual, opt.engine())
-	res := Result{
+	er, err := s.admm.Solve(ctx, prob, s.x[:k], s.w[:k], s.dual[:1+k], opt.engine())
+	return Result{
 		Iterations: er.Iterations, Reason: er.Reason, Primal: er.Primal, Dual: er.Dual, Rho: er.Rho,
-		Objective: math.NaN(),
-	}
-	if vec.Nrm2(x) == 0 {
-		copy(x, s.w)
-	}
-	if normalize(x) {
-		res.Objective = s.objective(p, x, opt.Lambda)
-	}
-	res.InnerIterations, res.Products, res.TransProducts = sp.inner, sp.products, sp.trans
-	return res, err
+		Objective: math.NaN(), InnerIterations: sp.inner,
+	}, err
 }
 
-// objective is Problem.Objective without allocating (it uses sp.ax and
-// counts the product).
+// objective is Problem.Objective without allocating, for a unit-norm x
+// that is the exported iterate (so zero outside a working set): it uses
+// the current operator and counts the product.
 func (s *Solver) objective(p *Problem, x []float64, lambda float64) float64 {
-	s.sp.mulPhi(x)
+	k := s.op.k
+	if s.op.full {
+		s.op.mul(s.sp.ax, x)
+	} else {
+		for c, j := range s.ws.idx {
+			s.tmp[c] = x[j]
+		}
+		s.op.mul(s.sp.ax, s.tmp[:k])
+	}
 	return vec.Asum(x) + lambda*consistencyLoss(s.sp.ax, p.y)
 }

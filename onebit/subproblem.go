@@ -1,6 +1,7 @@
 package onebit
 
 import (
+	"context"
 	"math"
 
 	"github.com/neadmm/neadmm/internal/buf"
@@ -9,31 +10,46 @@ import (
 )
 
 // splitting is Algorithm 2 as a neadmm.Problem: x1 = x, x2 = w, both in
-// R^N, constraint (||w||^2 - 1, w - x) = 0 in R^(1+N), so
+// R^k, constraint (||w||^2 - 1, w - x) = 0 in R^(1+k), so
 //
 //	f1(x) = (0, -x),  f2(w) = (||w||^2 - 1, w),  J^T v = -v[1:].
 //
+// k is N, or the size of the working set when the solve is restricted to
+// some columns of Phi (the other coordinates of x and w are then 0, and
+// the operator holds a compact copy of the columns).
+//
 // It is also the FISTAProblem of the x-update (eq. 4):
 //
-//	f(x) = lambda * (1/2) sum_i min(y_i (Phi x)_i, 0)^2 + rho/2 ||x - c||^2,
+//	f(x) = lambda * (1/2) sum_i min(y_i (A x)_i, 0)^2 + rho/2 ||x - c||^2,
 //	g(x) = sum_j weight_j |x_j|   (weight_j = 1 without weights),
 //
-// with c = w + y2/rho. Everything lives in buffers sized once per problem
-// size, so solves do not allocate.
+// with A the operator and c = w + y2/rho. Everything lives in buffers
+// sized once per problem size, so solves do not allocate.
 type splitting struct {
 	p      *Problem
+	op     *operator
 	lambda float64   // the raw lambda of the paper's objective
 	weight []float64 // nil: plain L1; else per-coordinate weights in [0, +Inf]
+	norm2  float64   // ||A||_2^2 estimate for the step size
 	fista  neadmm.FISTA
 	fopt   neadmm.FISTAOptions
 
 	rho      float64
-	c        []float64 // w + y2/rho (N)
-	v        []float64 // x - y2/rho for the w-update (N)
-	ax, r    []float64 // Phi x and the loss residual (M)
-	inner    int       // FISTA steps taken in this solve
-	products int       // products with Phi or Phi^T in this solve
-	trans    int       // of which with Phi^T
+	c        []float64 // w + y2/rho (k)
+	v        []float64 // x - y2/rho for the w-update (k)
+	ax, r    []float64 // A x and the loss residual (M)
+	lossSum  float64   // sum of squared violations, accumulated by residual
+	nviol    int       // violated rows, counted by residual
+	cap      float64   // if > 0, violations deeper than cap count cap^2 and pull no more
+	viol     []int     // the violated rows, listed by loss (M)
+	residual func(i int, axi float64) float64
+	inner    int // FISTA steps taken in this solve
+
+	// ctx is checked at every FISTA step; cancelled records that it was
+	// done, which Func and FuncGrad report as NaN so that FISTA stops at
+	// once (FISTA takes no context).
+	ctx       context.Context
+	cancelled bool
 }
 
 func (s *splitting) resize(m, n int) {
@@ -41,28 +57,36 @@ func (s *splitting) resize(m, n int) {
 	s.v = buf.Grow(s.v, n)
 	s.ax = buf.Grow(s.ax, m)
 	s.r = buf.Grow(s.r, m)
+	s.viol = growInts(s.viol, m)
+	if s.residual == nil {
+		s.residual = s.residualAt
+	}
 }
 
-func (s *splitting) Dims() (n1, n2, m int) { return s.p.n, s.p.n, 1 + s.p.n }
+func (s *splitting) Dims() (n1, n2, m int) { return s.op.k, s.op.k, 1 + s.op.k }
 
 // UpdateX1 is eq. 4: FISTA on f + g, warm-started from x. The Lipschitz
-// constant of grad f is lambda*||Phi||^2 + rho, with ||Phi||^2 from the
-// problem's power iteration (the one-sided quadratic has Hessian
-// lambda*Phi_A^T Phi_A on the active rows A, never more than
-// lambda*Phi^T Phi).
+// constant of grad f is lambda*||A||^2 + rho (the one-sided quadratic has
+// Hessian lambda*A_V^T A_V on the violated rows V, never more than
+// lambda*A^T A).
 func (s *splitting) UpdateX1(x, w, y []float64, rho float64) error {
 	s.rho = rho
-	vec.AddScaledTo(s.c, w, 1/rho, y[1:])
-	s.fopt.L = s.lambda*s.p.norm2 + rho
+	k := len(x)
+	vec.AddScaledTo(s.c[:k], w, 1/rho, y[1:])
+	s.fopt.L = s.lambda*s.norm2 + rho
 	res, err := s.fista.Solve(s, x, s.fopt)
 	s.inner += res.Iterations
+	if s.cancelled {
+		return s.ctx.Err()
+	}
 	return err
 }
 
 // UpdateX2 is eq. 5, solved exactly by neadmm.SphereProx.
 func (s *splitting) UpdateX2(w, x, y []float64, rho float64) error {
-	vec.AddScaledTo(s.v, x, -1/rho, y[1:])
-	neadmm.SphereProx(w, s.v, 1-y[0]/rho)
+	v := s.v[:len(x)]
+	vec.AddScaledTo(v, x, -1/rho, y[1:])
+	neadmm.SphereProx(w, v, 1-y[0]/rho)
 	return nil
 }
 
@@ -91,9 +115,9 @@ func (s *splitting) Constraint1JacT(dst, x, v []float64) {
 type withObjective struct{ *splitting }
 
 // Objective is F1 + F2 = l(x) (F2 = 0), for the engine's callback. It
-// costs one product with Phi.
+// costs one product with A.
 func (s withObjective) Objective(x, w []float64) float64 {
-	s.mulPhi(x)
+	s.op.mul(s.ax, x)
 	return s.l1(x) + s.lambda*consistencyLoss(s.ax, s.p.y)
 }
 
@@ -111,47 +135,91 @@ func (s *splitting) l1(x []float64) float64 {
 	return t
 }
 
-func (s *splitting) mulPhi(x []float64) {
-	vec.MulVec(s.ax, s.p.phi, s.p.m, s.p.n, x)
-	s.products++
+// residualAt is the w_i of the sweep: lambda*a where y_i a < 0, else 0
+// (and 0 beyond the cap); it also accumulates the squared violations,
+// capped, into lossSum.
+func (s *splitting) residualAt(i int, a float64) float64 {
+	if s.p.y[i]*a < 0 {
+		if s.cap > 0 && math.Abs(a) > s.cap {
+			s.lossSum += s.cap * s.cap
+			return 0
+		}
+		s.lossSum += a * a
+		s.nviol++
+		return s.lambda * a
+	}
+	return 0
 }
 
-// loss sets s.r to lambda times the residual of the one-sided quadratic,
-// r_i = lambda*(Phi x)_i where y_i (Phi x)_i < 0 and 0 elsewhere (its
-// gradient is Phi^T r), from s.ax = Phi x. It returns the loss and whether
-// r has a non-zero entry.
+// loss sets s.r to lambda times the residual of the one-sided quadratic
+// from s.ax = A x, lists the violated rows in s.viol[:s.nviol], and
+// returns the loss and whether r has a non-zero entry.
 func (s *splitting) loss() (float64, bool) {
-	sum, any := 0.0, false
+	s.lossSum, s.nviol = 0, 0
+	any := false
 	for i, a := range s.ax {
-		if s.p.y[i]*a < 0 {
-			s.r[i] = s.lambda * a
-			sum += a * a
+		s.r[i] = s.residualAt(i, a)
+		if s.r[i] != 0 {
+			s.viol[s.nviol-1] = i
 			any = true
-		} else {
-			s.r[i] = 0
 		}
 	}
-	return s.lambda * sum / 2, any
+	return s.lambda * s.lossSum / 2, any
+}
+
+// mulTResidual sets grad = A^T s.r after loss, over the violated rows only
+// when they are few.
+func (s *splitting) mulTResidual(grad []float64) {
+	if !s.op.full && float64(s.nviol) < compactSparseRows*float64(s.p.m) {
+		s.op.mulTRows(grad, s.r, s.viol[:s.nviol])
+		return
+	}
+	s.op.mulT(grad, s.r)
+}
+
+// done reports whether the context is done, remembering it.
+func (s *splitting) done() bool {
+	if !s.cancelled && s.ctx != nil && s.ctx.Err() != nil {
+		s.cancelled = true
+	}
+	return s.cancelled
 }
 
 // Func returns f(x) (used by FISTA only with backtracking).
 func (s *splitting) Func(x []float64) float64 {
-	s.mulPhi(x)
+	if s.done() {
+		return math.NaN()
+	}
+	s.op.mul(s.ax, x)
 	f, _ := s.loss()
 	return f + s.coupling(nil, x)
 }
 
-// FuncGrad sets grad = Phi^T r + rho (x - c) and returns f(x). When every
-// measurement is satisfied r = 0 and the product with Phi^T is skipped.
+// FuncGrad sets grad = A^T r + rho (x - c) and returns f(x): one sweep
+// over the rows of Phi for the full operator, two compact products
+// otherwise (none with A^T when every measurement is satisfied).
 func (s *splitting) FuncGrad(grad, x []float64) float64 {
-	s.mulPhi(x)
-	f, active := s.loss()
-	if active {
-		vec.MulTransVec(grad, s.p.phi, s.p.m, s.p.n, s.r)
-		s.products++
-		s.trans++
+	if s.done() {
+		return math.NaN()
+	}
+	var f float64
+	if s.op.full {
+		p := s.p
+		s.lossSum, s.nviol = 0, 0
+		gradSweep(s.ax, grad, p.phi, p.n, x, s.residual)
+		s.op.products += 2
+		s.op.trans++
+		s.op.work += 1 + float64(s.nviol)/float64(p.m)
+		f = s.lambda * s.lossSum / 2
 	} else {
-		clear(grad)
+		s.op.mul(s.ax, x)
+		var active bool
+		f, active = s.loss()
+		if active {
+			s.mulTResidual(grad)
+		} else {
+			clear(grad)
+		}
 	}
 	return f + s.coupling(grad, x)
 }
@@ -160,8 +228,9 @@ func (s *splitting) FuncGrad(grad, x []float64) float64 {
 // rho (x - c) to it.
 func (s *splitting) coupling(grad, x []float64) float64 {
 	rho, q := s.rho, 0.0
+	c := s.c[:len(x)]
 	for j, xj := range x {
-		d := xj - s.c[j]
+		d := xj - c[j]
 		q += d * d
 		if grad != nil {
 			grad[j] += rho * d

@@ -1,0 +1,269 @@
+package onebit
+
+import (
+	"math"
+
+	"github.com/neadmm/neadmm/internal/buf"
+	"github.com/neadmm/neadmm/vec"
+)
+
+// centerWork finds the center of the consistency cell of a support: the
+// unit x on the support maximizing the smallest angular margin
+//
+//	min_i y_i <a_i, x> / ||a_i||   (a_i: row i of Phi on the support),
+//
+// the center of the largest spherical cap inside the cell of directions
+// consistent with the signs. It is the direction of the point of minimum
+// norm in the convex hull of the unit vectors b_i = y_i a_i/||a_i|| (the
+// hard-margin SVM through the origin), found by Wolfe's algorithm
+// (Wolfe 1976, "Finding the nearest point in a polytope"), which is exact
+// in finitely many steps and cheap for the few coordinates of a support.
+// Measurements listed in skip are left out (those inconsistent with the
+// estimate, when some signs are flipped).
+type centerWork struct {
+	b      []float64 // M x s rows b_i (row-major)
+	rows   int       // rows of b in use
+	rowIdx []int     // the measurement of each row of b
+	rowNrm []float64 // ||a_i|| on the support, of each row
+	corral []int     // indices of the points in the current affine set
+	lam    []float64 // their convex weights
+	alpha  []float64 // affine minimizer's weights
+	sys    []float64 // (q+1)^2 system of the affine minimizer
+	rhs    []float64
+	p, d   []float64 // current point (s), scratch (s)
+	passes int       // passes over b (load and major cycles), for the cost
+}
+
+// Wolfe's algorithm stops when no point improves the current one by more
+// than wolfeTol (relative to the largest squared norm, 1 for unit b_i).
+const wolfeTol = 1e-12
+
+// load fills b from the columns cols(c) of the support (s of them) and
+// the signs y, leaving out the rows i with skip(i), and returns the number
+// of rows kept.
+func (cw *centerWork) load(m, s int, col func(c int) []float64, y []float64, skip func(i int) bool) int {
+	cw.b = buf.Grow(cw.b, m*s)
+	cw.rowIdx = growInts(cw.rowIdx, m)
+	cw.rowNrm = buf.Grow(cw.rowNrm, m)
+	r := 0
+	for i := 0; i < m; i++ {
+		if skip != nil && skip(i) {
+			continue
+		}
+		row := cw.b[r*s : (r+1)*s]
+		for c := range row {
+			row[c] = col(c)[i]
+		}
+		nr := vec.Nrm2(row)
+		if nr == 0 { // a row that says nothing about the support
+			continue
+		}
+		vec.Scal(y[i]/nr, row)
+		cw.rowIdx[r], cw.rowNrm[r] = i, nr
+		r++
+	}
+	cw.rows = r
+	cw.passes++
+	return r
+}
+
+// solve runs Wolfe's algorithm (at most maxIter major cycles) on the loaded rows and writes the unit
+// direction of the minimum-norm point into x (len s). It returns the
+// smallest margin min_i <b_i, x> (the norm of that point), which is 0 or
+// less when the origin lies in the hull: the signs are then not separable
+// on this support, and x is left unchanged. The norm of Wolfe's point
+// only decreases, so it stops as soon as the margin cannot exceed floor
+// (returning 0; floor = 0 asks for the exact answer).
+func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int) float64 {
+	n := cw.rows
+	if n == 0 {
+		return 0
+	}
+	cw.p, cw.d = buf.Grow(cw.p, s), buf.Grow(cw.d, s)
+	cw.corral = growInts(cw.corral, 0)[:0]
+	cw.lam = cw.lam[:0]
+	b := func(i int) []float64 { return cw.b[i*s : (i+1)*s] }
+	// Start from the row closest to the current estimate's direction.
+	i0, best := 0, math.Inf(-1)
+	for i := 0; i < n; i++ {
+		if v := vec.Dot(b(i), x); v > best {
+			i0, best = i, v
+		}
+	}
+	cw.corral = append(cw.corral, i0)
+	cw.lam = append(cw.lam, 1)
+	copy(cw.p, b(i0))
+	for it := 0; it < maxIter; it++ {
+		pp := vec.Dot(cw.p, cw.p)
+		if pp <= wolfeTol || pp <= floor*floor {
+			return 0 // the origin is in the hull, or the margin will not beat floor
+		}
+		// Major cycle: the point minimizing <p, b_j>.
+		cw.passes++
+		j, mj := -1, math.Inf(1)
+		for i := 0; i < n; i++ {
+			if v := vec.Dot(b(i), cw.p); v < mj {
+				j, mj = i, v
+			}
+		}
+		if pp-mj <= wolfeTol || inCorral(cw.corral, j) {
+			break
+		}
+		cw.corral = append(cw.corral, j)
+		cw.lam = append(cw.lam, 0)
+		// Minor cycles: move to the affine minimizer of the corral, or as
+		// far towards it as the weights stay >= 0, dropping the points
+		// whose weight reaches 0.
+		for len(cw.corral) > 0 {
+			if !cw.affine(s) {
+				// Singular: the corral is affinely dependent; drop the
+				// newest point's predecessor with the smallest weight.
+				cw.dropSmallest()
+				continue
+			}
+			allPos := true
+			for _, a := range cw.alpha {
+				if a <= 0 {
+					allPos = false
+					break
+				}
+			}
+			if allPos {
+				copy(cw.lam, cw.alpha)
+				break
+			}
+			theta := 1.0
+			for t, a := range cw.alpha {
+				if a <= 0 {
+					if d := cw.lam[t] - a; d > 0 {
+						theta = min(theta, cw.lam[t]/d)
+					}
+				}
+			}
+			q := 0
+			for t := range cw.corral {
+				l := (1-theta)*cw.lam[t] + theta*cw.alpha[t]
+				if l > 1e-15 {
+					cw.corral[q], cw.lam[q] = cw.corral[t], l
+					q++
+				}
+			}
+			cw.corral, cw.lam = cw.corral[:q], cw.lam[:q]
+		}
+		clear(cw.p)
+		for t, i := range cw.corral {
+			vec.Axpy(cw.lam[t], b(i), cw.p)
+		}
+		if len(cw.corral) > s+1 { // cannot happen in exact arithmetic
+			break
+		}
+	}
+	np := vec.Nrm2(cw.p)
+	if !(np > math.Sqrt(wolfeTol)) {
+		return 0
+	}
+	margin := math.Inf(1)
+	for i := 0; i < n; i++ {
+		margin = min(margin, vec.Dot(b(i), cw.p)/np)
+	}
+	if margin <= 0 {
+		return margin
+	}
+	for c := range x {
+		x[c] = cw.p[c] / np
+	}
+	return margin
+}
+
+// affine sets alpha to the weights (summing to 1) of the point of minimum
+// norm in the affine hull of the corral, solving
+//
+//	[G 1; 1^T 0] [alpha; mu] = [0; 1],  G_tu = <b_t, b_u>,
+//
+// by Gaussian elimination with partial pivoting. It reports false if the
+// system is singular.
+func (cw *centerWork) affine(s int) bool {
+	q := len(cw.corral)
+	dim := q + 1
+	cw.sys = buf.Grow(cw.sys, dim*dim)
+	cw.rhs = buf.Grow(cw.rhs, dim)
+	cw.alpha = buf.Grow(cw.alpha, q)
+	a, r := cw.sys, cw.rhs
+	for t, i := range cw.corral {
+		bi := cw.b[i*s : (i+1)*s]
+		for u := 0; u <= t; u++ {
+			j := cw.corral[u]
+			g := vec.Dot(bi, cw.b[j*s:(j+1)*s])
+			a[t*dim+u], a[u*dim+t] = g, g
+		}
+		a[t*dim+q], a[q*dim+t] = 1, 1
+		r[t] = 0
+	}
+	a[q*dim+q], r[q] = 0, 1
+	for col := 0; col < dim; col++ {
+		piv, pv := col, math.Abs(a[col*dim+col])
+		for row := col + 1; row < dim; row++ {
+			if v := math.Abs(a[row*dim+col]); v > pv {
+				piv, pv = row, v
+			}
+		}
+		if pv < 1e-13 {
+			return false
+		}
+		if piv != col {
+			for c := 0; c < dim; c++ {
+				a[col*dim+c], a[piv*dim+c] = a[piv*dim+c], a[col*dim+c]
+			}
+			r[col], r[piv] = r[piv], r[col]
+		}
+		inv := 1 / a[col*dim+col]
+		for row := col + 1; row < dim; row++ {
+			f := a[row*dim+col] * inv
+			if f == 0 {
+				continue
+			}
+			for c := col; c < dim; c++ {
+				a[row*dim+c] -= f * a[col*dim+c]
+			}
+			r[row] -= f * r[col]
+		}
+	}
+	for row := dim - 1; row >= 0; row-- {
+		v := r[row]
+		for c := row + 1; c < dim; c++ {
+			v -= a[row*dim+c] * r[c]
+		}
+		r[row] = v / a[row*dim+row]
+	}
+	copy(cw.alpha, r[:q])
+	return true
+}
+
+// dropSmallest removes the corral point with the smallest weight and
+// renormalizes the weights.
+func (cw *centerWork) dropSmallest() {
+	t0 := 0
+	for t := range cw.lam {
+		if cw.lam[t] < cw.lam[t0] {
+			t0 = t
+		}
+	}
+	cw.corral = append(cw.corral[:t0], cw.corral[t0+1:]...)
+	cw.lam = append(cw.lam[:t0], cw.lam[t0+1:]...)
+	sum := 0.0
+	for _, l := range cw.lam {
+		sum += l
+	}
+	for t := range cw.lam {
+		cw.lam[t] /= sum
+	}
+}
+
+func inCorral(c []int, j int) bool {
+	for _, i := range c {
+		if i == j {
+			return true
+		}
+	}
+	return false
+}
