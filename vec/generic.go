@@ -1,14 +1,11 @@
 package vec
 
-import (
-	"math"
-
-	"github.com/neadmm/neadmm/internal/testhook"
-)
+import "math"
 
 // Portable reference kernels: always compiled, so tests on every machine can
-// compare the accelerated code against them, and used wherever there is no
-// assembly (other architectures, the purego tag, CPUs without AVX2+FMA).
+// compare the accelerated code against them, and the "generic"
+// implementation wherever it runs (other architectures, the purego tag,
+// CPUs without AVX2+FMA, and in tests on every machine).
 // Loops are written so the compiler removes every bounds check: the
 // "for len(x) >= 4" form lets it prove x[0..3] and x[4:] in range.
 
@@ -78,9 +75,5 @@ func softThresholdGeneric(dst, x []float64, t float64) {
 	}
 }
 
-func init() {
-	testhook.VecGeneric = func(generic bool) bool {
-		accel = hasAccel && !generic
-		return hasAccel
-	}
-}
+// sumSquaresGeneric returns sum x[i]^2, Nrm2's fast path.
+func sumSquaresGeneric(x []float64) float64 { return dotGeneric(x, x) }

@@ -21,22 +21,7 @@ const nrm2FastMin = 0x1p-900
 //	Nrm2(nil) = 0
 //	Nrm2(x) = NaN if any x[i] is NaN
 //	Nrm2(x) = +Inf if any x[i] is ±Inf and none is NaN
-func Nrm2(x []float64) float64 {
-	if len(x) == 0 {
-		return 0
-	}
-	// Fast path: one Dot. All terms are non-negative, so a finite sum means
-	// no partial sum or product overflowed; NaN means a NaN input (squares
-	// and sums of non-negative values cannot make one).
-	s := dot(x, x)
-	if s >= nrm2FastMin && s <= math.MaxFloat64 {
-		return math.Sqrt(s)
-	}
-	if s != s {
-		return math.NaN()
-	}
-	return nrm2Scaled(x)
-}
+func Nrm2(x []float64) float64 { return active.Nrm2(x) }
 
 // nrm2Scaled computes the norm of x (NaN-free) with x scaled by a power of
 // two that brings the largest |x[i]| into [0.5, 1) (or to at least 2^-74
@@ -114,24 +99,12 @@ func Scal(alpha float64, x []float64) {
 // have the same length. dst may be x or y; partial overlap gives unspecified
 // results. Like Axpy, the accelerated paths fuse the multiply and add (one
 // rounding); the generic path may round alpha*x[i] first.
-func AddScaledTo(dst, y []float64, alpha float64, x []float64) {
-	if len(x) != len(dst) || len(y) != len(dst) {
-		panic("vec.AddScaledTo: slices have different lengths")
-	}
-	axpyTo(dst, alpha, x, y)
-}
+func AddScaledTo(dst, y []float64, alpha float64, x []float64) { active.AddScaledTo(dst, y, alpha, x) }
 
 // Sub sets dst[i] = x[i] - y[i]. It panics unless dst, x and y have the same
 // length. dst may be x or y; partial overlap gives unspecified results. The
 // result is exactly x[i] - y[i] on every path (IEEE special cases included).
-func Sub(dst, x, y []float64) {
-	if len(x) != len(dst) || len(y) != len(dst) {
-		panic("vec.Sub: slices have different lengths")
-	}
-	// x + (-1)*y: the product is exact, so fused or not there is exactly
-	// one rounding, that of x - y.
-	axpyTo(dst, -1, y, x)
-}
+func Sub(dst, x, y []float64) { active.Sub(dst, x, y) }
 
 // MulVec sets dst = A x for the rows x cols row-major matrix a, that is
 // dst[i] = Dot(a[i*cols:(i+1)*cols], x). It panics if rows or cols is
@@ -139,18 +112,7 @@ func Sub(dst, x, y []float64) {
 // must not overlap a or x. With cols == 0, dst is set to zero. Each entry
 // has Dot's error bound and special cases; on amd64 four rows are done at
 // a time (1.2x faster at 1000 x 1000, 1.3x at 230 x 230).
-func MulVec(dst, a []float64, rows, cols int, x []float64) {
-	if rows < 0 || cols < 0 || len(a) != rows*cols || len(x) != cols || len(dst) != rows {
-		panic("vec.MulVec: dimension mismatch")
-	}
-	if cols == 0 {
-		clear(dst)
-		return
-	}
-	for i := mulVecBlocked(dst, a, cols, x); i < rows; i++ {
-		dst[i] = dot(a[i*cols:(i+1)*cols], x)
-	}
-}
+func MulVec(dst, a []float64, rows, cols int, x []float64) { active.MulVec(dst, a, rows, cols, x) }
 
 // MulTransVec sets dst = A^T x for the rows x cols row-major matrix a, that
 // is dst[j] = sum_i a[i*cols+j]*x[i]. It panics if rows or cols is negative,
@@ -160,14 +122,5 @@ func MulVec(dst, a []float64, rows, cols int, x []float64) {
 // paths); on amd64 four rows are done per pass over dst (1.1x faster at
 // 1000 x 1000, 1.4x at 230 x 230).
 func MulTransVec(dst, a []float64, rows, cols int, x []float64) {
-	if rows < 0 || cols < 0 || len(a) != rows*cols || len(x) != rows || len(dst) != cols {
-		panic("vec.MulTransVec: dimension mismatch")
-	}
-	clear(dst)
-	if cols == 0 {
-		return
-	}
-	for i := mulTransVecBlocked(dst, a, cols, x); i < rows; i++ {
-		axpyTo(dst, x[i], a[i*cols:(i+1)*cols], dst)
-	}
+	active.MulTransVec(dst, a, rows, cols, x)
 }

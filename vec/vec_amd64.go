@@ -4,48 +4,165 @@ package vec
 
 import "golang.org/x/sys/cpu"
 
-// accelName is what Impl reports when the assembly kernels are in use.
-const accelName = "avx2"
-
-// hasAccel is decided once, at start-up: the kernels in vec_amd64.s need
-// AVX2 (256-bit float ops, VBROADCASTSD from a register) and FMA. Reading
-// golang.org/x/sys/cpu (rather than assuming) makes GODEBUG=cpu.avx2=off,
-// cpu.fma=off and cpu.all=off select the generic code.
-var hasAccel = cpu.X86.HasAVX2 && cpu.X86.HasFMA
-
-// mulVec4AVX2 sets dst[r] = a[r*cols:(r+1)*cols] . x for every r <
-// len(dst), which must be a multiple of 4; len(x) = cols > 0.
+// The dispatch of the amd64 build: which implementations this CPU can run,
+// decided once at start-up, and one small switch per kernel. The kernels
+// are in avx512_amd64.s and avx2_amd64.s. Reading golang.org/x/sys/cpu
+// (rather than assuming) makes GODEBUG=cpu.avx512f=off, cpu.avx2=off,
+// cpu.fma=off and cpu.all=off step down.
 //
-//go:noescape
-func mulVec4AVX2(dst, a []float64, cols int, x []float64)
+// "avx2" needs AVX2 (256-bit float ops, VBROADCASTSD from a register) and
+// FMA. "avx512" needs AVX-512F for the Z registers and opmasks, and AVX2
+// and FMA too: its kernels finish their reductions with VEX instructions,
+// and it reuses AVX2 kernels (x/sys/cpu also requires the OS to save the
+// Z and opmask state).
+var available = func() []level {
+	var ls []level
+	hasAVX2 := cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	if hasAVX2 && cpu.X86.HasAVX512F {
+		ls = append(ls, avx512)
+	}
+	if hasAVX2 {
+		ls = append(ls, avx2)
+	}
+	return append(ls, generic)
+}()
 
-// mulTransVec4AVX2 adds x[i]*a[i*cols:(i+1)*cols] to dst for every i <
-// len(x), which must be a multiple of 4; len(dst) = cols > 0.
-//
-//go:noescape
-func mulTransVec4AVX2(dst, a []float64, cols int, x []float64)
+// Which kernel each level runs. "avx512" uses the AVX-512 form of every
+// kernel: on Zen 5 each is at least as fast as the AVX2 one at every size
+// measured (bench kernels), much faster in L1 and L2, level where memory
+// bandwidth is the limit (see the README for the numbers).
 
-// The blocked matrix-vector kernels, dispatched here because only amd64 has
-// them so far (NEON computes every row with dotAsm / axpyToAsm).
+func dot(l level, x, y []float64) float64 {
+	switch l {
+	case avx512:
+		return dotAVX512(x, y)
+	case avx2:
+		return dotAVX2(x, y)
+	}
+	return dotGeneric(x, y)
+}
+
+func sumSquares(l level, x []float64) float64 {
+	switch l {
+	case avx512:
+		return sumSquaresAVX512(x)
+	case avx2:
+		return sumSquaresAVX2(x)
+	}
+	return sumSquaresGeneric(x)
+}
+
+func axpyTo(l level, dst []float64, alpha float64, x, y []float64) {
+	switch l {
+	case avx512:
+		axpyToAVX512(dst, alpha, x, y)
+	case avx2:
+		axpyToAVX2(dst, alpha, x, y)
+	default:
+		axpyToGeneric(dst, alpha, x, y)
+	}
+}
+
+func softThreshold(l level, dst, x []float64, t float64) {
+	switch l {
+	case avx512:
+		softThresholdAVX512(dst, x, t)
+	case avx2:
+		softThresholdAVX2(dst, x, t)
+	default:
+		softThresholdGeneric(dst, x, t)
+	}
+}
 
 // mulVecBlocked computes the leading rows of dst = A x, four at a time,
-// and returns how many it did (a multiple of 4; 0 on the generic path).
-func mulVecBlocked(dst, a []float64, cols int, x []float64) int {
+// and returns how many it did (a multiple of 4; 0 on the generic level,
+// which leaves every row to Dot).
+func mulVecBlocked(l level, dst, a []float64, cols int, x []float64) int {
 	r := len(dst) &^ 3
-	if !accel || r == 0 {
+	if r == 0 || cols == 0 {
 		return 0
 	}
-	mulVec4AVX2(dst[:r], a, cols, x)
+	switch l {
+	case avx512:
+		mulVec4AVX512(dst[:r], a, cols, x)
+	case avx2:
+		mulVec4AVX2(dst[:r], a, cols, x)
+	default:
+		return 0
+	}
 	return r
 }
 
 // mulTransVecBlocked adds the contribution of the leading rows of A to
-// dst = A^T x, four at a time, and returns how many it did.
-func mulTransVecBlocked(dst, a []float64, cols int, x []float64) int {
+// dst = A^T x, four at a time, and returns how many rows it did.
+func mulTransVecBlocked(l level, dst, a []float64, cols int, x []float64) int {
 	r := len(x) &^ 3
-	if !accel || r == 0 {
+	if r == 0 || cols == 0 {
 		return 0
 	}
-	mulTransVec4AVX2(dst, a, cols, x[:r])
+	switch l {
+	case avx512:
+		mulTransVec4AVX512(dst, a, cols, x[:r])
+	case avx2:
+		mulTransVec4AVX2(dst, a, cols, x[:r])
+	default:
+		return 0
+	}
 	return r
 }
+
+// The assembly kernels. Each takes slices that its caller has checked:
+// y, x at least as long as the first (output or input) slice.
+
+// dotAVX2 and dotAVX512 return sum x[i]*y[i] for len(y) >= len(x).
+//
+//go:noescape
+func dotAVX2(x, y []float64) float64
+
+//go:noescape
+func dotAVX512(x, y []float64) float64
+
+// sumSquaresAVX2 and sumSquaresAVX512 return sum x[i]^2.
+//
+//go:noescape
+func sumSquaresAVX2(x []float64) float64
+
+//go:noescape
+func sumSquaresAVX512(x []float64) float64
+
+// axpyToAVX2 and axpyToAVX512 set dst[i] = alpha*x[i] + y[i], fused (one
+// rounding), for i < len(dst); dst may be x or y.
+//
+//go:noescape
+func axpyToAVX2(dst []float64, alpha float64, x, y []float64)
+
+//go:noescape
+func axpyToAVX512(dst []float64, alpha float64, x, y []float64)
+
+// softThresholdAVX2 and softThresholdAVX512 set dst[i] = x[i] -
+// min(max(x[i], -t), t) for i < len(dst); dst may be x.
+//
+//go:noescape
+func softThresholdAVX2(dst, x []float64, t float64)
+
+//go:noescape
+func softThresholdAVX512(dst, x []float64, t float64)
+
+// mulVec4AVX2 and mulVec4AVX512 set dst[r] = a[r*cols:(r+1)*cols] . x for
+// every r < len(dst), which must be a multiple of 4; len(x) = cols > 0.
+//
+//go:noescape
+func mulVec4AVX2(dst, a []float64, cols int, x []float64)
+
+//go:noescape
+func mulVec4AVX512(dst, a []float64, cols int, x []float64)
+
+// mulTransVec4AVX2 and mulTransVec4AVX512 add x[i]*a[i*cols:(i+1)*cols] to
+// dst, fused and in row order, for every i < len(x), which must be a
+// multiple of 4; len(dst) = cols > 0.
+//
+//go:noescape
+func mulTransVec4AVX2(dst, a []float64, cols int, x []float64)
+
+//go:noescape
+func mulTransVec4AVX512(dst, a []float64, cols int, x []float64)

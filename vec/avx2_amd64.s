@@ -13,13 +13,8 @@
 // VZEROUPPER before every RET avoids the AVX-SSE transition penalty in the
 // Go code that follows.
 //
-// dotAsm, axpyToAsm and softThresholdAsm begin with the dispatch: when
-// ·accel is false (CPU without AVX2+FMA, or the test hook) they tail-jump
-// to the generic Go kernel with the same arguments. Keeping the check here
-// lets Dot, Axpy and SoftThreshold call the kernel directly, one call
-// instead of two (0.6 ns per call, 3% at n = 256).
 
-// func dotAsm(x, y []float64) float64
+// func dotAVX2(x, y []float64) float64
 //
 // Registers: SI = &x[0], DI = &y[0], AX = i, DX = len(x), CX = end of the
 // current loop, Y0..Y7 = eight partial sums (4 lanes each), Y8..Y11 = x.
@@ -30,9 +25,7 @@
 // longer fits in L1. A 16-element block with four sums serves the
 // remainder and short vectors, so n = 16 is four independent FMAs rather
 // than a chain of four.
-TEXT ·dotAsm(SB), NOSPLIT, $0-56
-	CMPB ·accel(SB), $0
-	JEQ  dotAsm_generic
+TEXT ·dotAVX2(SB), NOSPLIT, $0-56
 	MOVQ   x_base+0(FP), SI
 	MOVQ   x_len+8(FP), DX
 	MOVQ   y_base+24(FP), DI
@@ -129,10 +122,108 @@ dot_done:
 	VMOVSD X0, ret+48(FP)
 	RET
 
-dotAsm_generic:
-	JMP ·dotGeneric(SB)           // the generic Go kernel, same arguments
+// func sumSquaresAVX2(x []float64) float64
+//
+// sum x[i]^2, Nrm2's fast path: Dot(x, x) with one load per FMA instead of
+// two, so the FMAs (two per cycle) are the limit rather than the loads:
+// twice Dot's rate on data in L1. Eight independent sums are exactly
+// enough for two FMAs per cycle at 4 cycles of latency. Structure and
+// registers as dotAVX2, without y.
+TEXT ·sumSquaresAVX2(SB), NOSPLIT, $0-32
+	MOVQ   x_base+0(FP), SI
+	MOVQ   x_len+8(FP), DX
+	XORQ   AX, AX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	MOVQ   DX, CX
+	ANDQ   $-32, CX
+	JZ     ss_rem16
 
-// func axpyToAsm(dst []float64, alpha float64, x, y []float64)
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+
+ss_loop32:
+	VMOVUPD     (SI)(AX*8), Y8
+	VMOVUPD     32(SI)(AX*8), Y9
+	VMOVUPD     64(SI)(AX*8), Y10
+	VMOVUPD     96(SI)(AX*8), Y11
+	VMOVUPD     128(SI)(AX*8), Y12
+	VMOVUPD     160(SI)(AX*8), Y13
+	VMOVUPD     192(SI)(AX*8), Y14
+	VMOVUPD     224(SI)(AX*8), Y15
+	VFMADD231PD Y8, Y8, Y0             // Y0 += x[i:i+4]^2
+	VFMADD231PD Y9, Y9, Y1
+	VFMADD231PD Y10, Y10, Y2
+	VFMADD231PD Y11, Y11, Y3
+	VFMADD231PD Y12, Y12, Y4
+	VFMADD231PD Y13, Y13, Y5
+	VFMADD231PD Y14, Y14, Y6
+	VFMADD231PD Y15, Y15, Y7
+	ADDQ        $32, AX
+	CMPQ        AX, CX
+	JB          ss_loop32
+
+	VADDPD Y4, Y0, Y0
+	VADDPD Y5, Y1, Y1
+	VADDPD Y6, Y2, Y2
+	VADDPD Y7, Y3, Y3
+
+ss_rem16:
+	MOVQ DX, CX
+	SUBQ AX, CX
+	CMPQ CX, $16
+	JB   ss_fold
+	VMOVUPD     (SI)(AX*8), Y8
+	VMOVUPD     32(SI)(AX*8), Y9
+	VMOVUPD     64(SI)(AX*8), Y10
+	VMOVUPD     96(SI)(AX*8), Y11
+	VFMADD231PD Y8, Y8, Y0
+	VFMADD231PD Y9, Y9, Y1
+	VFMADD231PD Y10, Y10, Y2
+	VFMADD231PD Y11, Y11, Y3
+	ADDQ        $16, AX
+
+ss_fold:
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	MOVQ   DX, CX
+	ANDQ   $-4, CX
+	CMPQ   AX, CX
+	JAE    ss_hsum
+
+ss_loop4:
+	VMOVUPD     (SI)(AX*8), Y8
+	VFMADD231PD Y8, Y8, Y0
+	ADDQ        $4, AX
+	CMPQ        AX, CX
+	JB          ss_loop4
+
+ss_hsum:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VUNPCKHPD    X0, X0, X1
+	VADDSD       X1, X0, X0
+	CMPQ         AX, DX
+	JAE          ss_done
+
+ss_tail:
+	VMOVSD      (SI)(AX*8), X8
+	VFMADD231SD X8, X8, X0
+	INCQ        AX
+	CMPQ        AX, DX
+	JB          ss_tail
+
+ss_done:
+	VZEROUPPER
+	VMOVSD X0, ret+24(FP)
+	RET
+
+// func axpyToAVX2(dst []float64, alpha float64, x, y []float64)
 //
 // dst[i] = alpha*x[i] + y[i] with one rounding (VFMADD213PD).
 // Registers: DX = &dst[0], SI = &x[0], DI = &y[0], AX = i, BX = len(dst),
@@ -141,9 +232,7 @@ dotAsm_generic:
 // the next (measured 1.15x faster at n = 1024 on Zen 5 than loading the
 // whole iteration first). Every element is still loaded before it is
 // stored, so dst may be y (or x) itself; partial overlap is not supported.
-TEXT ·axpyToAsm(SB), NOSPLIT, $0-80
-	CMPB ·accel(SB), $0
-	JEQ  axpyToAsm_generic
+TEXT ·axpyToAVX2(SB), NOSPLIT, $0-80
 	MOVQ         dst_base+0(FP), DX
 	MOVQ         dst_len+8(FP), BX
 	VBROADCASTSD alpha+24(FP), Y0
@@ -213,10 +302,7 @@ axpy_done:
 	VZEROUPPER
 	RET
 
-axpyToAsm_generic:
-	JMP ·axpyToGeneric(SB)           // the generic Go kernel, same arguments
-
-// func softThresholdAsm(dst, x []float64, t float64)
+// func softThresholdAVX2(dst, x []float64, t float64)
 //
 // dst[i] = x[i] - c, c = min(max(x[i], -t), t): branch-free soft
 // thresholding. VMAXPD/VMINPD return their second source operand (the first
@@ -229,9 +315,7 @@ axpyToAsm_generic:
 // pipes, leaving the add pipes to VMAXPD/VMINPD (1.4x faster measured).
 // Registers: DI = &dst[i], SI = &x[i], CX = elements left, Y0 = t,
 // Y1 = -t, Y10 = 1, Y2..Y5 = x, then the results, Y6..Y9 = c.
-TEXT ·softThresholdAsm(SB), NOSPLIT, $0-56
-	CMPB ·accel(SB), $0
-	JEQ  softThresholdAsm_generic
+TEXT ·softThresholdAVX2(SB), NOSPLIT, $0-56
 	MOVQ         dst_base+0(FP), DI
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         x_base+24(FP), SI
@@ -305,9 +389,6 @@ soft_tail1:
 soft_done:
 	VZEROUPPER
 	RET
-
-softThresholdAsm_generic:
-	JMP ·softThresholdGeneric(SB)           // the generic Go kernel, same arguments
 
 // func mulVec4AVX2(dst, a []float64, cols int, x []float64)
 //
