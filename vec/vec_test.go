@@ -492,6 +492,28 @@ func TestPanics(t *testing.T) {
 	mustPanic(t, "MulTransVec", func() { vec.MulTransVec(a, m, 3, 4, a) }) // len(dst) != cols
 	mustPanic(t, "MulTransVec", func() { vec.MulTransVec(b, m, 4, 4, a) })
 	mustPanic(t, "MulTransVec", func() { vec.MulTransVec(nil, nil, 0, -1, nil) })
+	// rows*cols overflows to len(a) = 0; the check must not be fooled.
+	mustPanic(t, "MulVec", func() { vec.MulVec(make([]float64, 4), nil, 4, math.MaxInt/2+1, nil) })
+	phi := func(int, float64) float64 { return 0 }
+	g3, g4 := make([]float64, 3), make([]float64, 4)
+	mustPanic(t, "GradSweep", func() { vec.GradSweep(a, g4, m, 4, b, nil) })               // nil phi
+	mustPanic(t, "GradSweep", func() { vec.GradSweep(a, g4, m, 3, a, phi) })               // len(a) != rows*cols
+	mustPanic(t, "GradSweep", func() { vec.GradSweep(a, g4, m, 4, a, phi) })               // len(x) != cols
+	mustPanic(t, "GradSweep", func() { vec.GradSweep(a, g3, m, 4, b, phi) })               // len(g) != cols
+	mustPanic(t, "GradSweep", func() { vec.GradSweep(b, g4, m, 4, b, phi) })               // len(ax) != rows
+	mustPanic(t, "GradSweep", func() { vec.GradSweep(nil, nil, nil, -1, nil, phi) })       // cols < 0
+	mustPanic(t, "GradSweep", func() { vec.GradSweep(a[:0], g3[:0], m[:1], 0, nil, phi) }) // cols 0, a not empty
+	// Every implementation's methods check the same way.
+	for _, k := range vec.Implementations() {
+		mustPanic(t, "Dot", func() { k.Dot(a, b) })
+		mustPanic(t, "Axpy", func() { k.Axpy(1, a, b) })
+		mustPanic(t, "SoftThreshold", func() { k.SoftThreshold(a, a, -1) })
+		mustPanic(t, "AddScaledTo", func() { k.AddScaledTo(a, a, 1, b) })
+		mustPanic(t, "Sub", func() { k.Sub(b, a, a) })
+		mustPanic(t, "MulVec", func() { k.MulVec(a, m, 3, 3, a) })
+		mustPanic(t, "MulTransVec", func() { k.MulTransVec(a, m, 3, 4, a) })
+		mustPanic(t, "GradSweep", func() { k.GradSweep(a, g3, m, 4, b, phi) })
+	}
 	// Valid calls on empty slices do nothing and do not panic.
 	if vec.Dot(nil, nil) != 0 || vec.Dot(a[:0], b[:0]) != 0 {
 		t.Error("Dot of empty slices is not 0")
@@ -520,6 +542,16 @@ func TestAllocs(t *testing.T) {
 			"Sub":           func() { vec.Sub(d, x, y) },
 			"MulVec":        func() { vec.MulVec(d[:50], m, 50, 20, x[:20]) },
 			"MulTransVec":   func() { vec.MulTransVec(d[:20], m, 50, 20, x[:50]) },
+			// A closure that captures and updates a variable: it must not
+			// escape to the heap through GradSweep.
+			"GradSweep": func() {
+				loss := 0.0
+				vec.GradSweep(d[:50], y[:20], m, 20, x[:20], func(i int, v float64) float64 {
+					loss += v * v
+					return v
+				})
+				sink += loss
+			},
 		}
 		for name, f := range checks {
 			if a := testing.AllocsPerRun(10, f); a != 0 {
