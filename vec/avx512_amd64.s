@@ -598,3 +598,139 @@ mtv_next:
 mtv_done:
 	VZEROUPPER
 	RET
+
+
+// func sweep1AVX512(g, a []float64, cols int, w float64, ax *float64, x []float64)
+//
+// One step of GradSweep's row pipeline on the rows a[0:cols] (near) and
+// a[cols:2*cols] (far):
+//   g[j] += w*near[j]    (fused: as axpyToAVX512, and as each row of
+//                         mulTransVec4AVX512)
+//   *ax   = far . x      (the sums and reduction of one row of
+//                         mulVec4AVX512, so the same bits)
+// in one pass over the columns (cols > 0). The near row was read by the
+// previous step and is still in L1 (the two rows, x and g take 32*cols
+// bytes: 32 KB at 1000 columns, within Zen 5's 48 KB), the far one comes
+// from L3 or memory, so the arithmetic on the first overlaps the loads of
+// the second. The rows after the far one, when a holds them, are
+// prefetched sweepPrefetch bytes ahead of the far row's loads: the
+// hardware prefetchers alone leave the loop waiting for L3 (measured at
+// 1000 x 1000: 1.3x faster than MulVec plus MulTransVec without, 1.6x
+// with); no prefetch reaches past the end of a.
+// Registers: SI = &x[0], DX = &g[0], R8 = &near[0], R9 = &far[0],
+// R10 = R9 + the prefetch distance, AX = j, BX = cols, CX = end of the
+// current loop, DI = ax, K1 = the lanes of the last cols%8 columns;
+// Z0, Z1 = the two partial sums of the far row (columns j..j+8 and
+// j+8..j+16 of every 16, as mulVec4AVX512), Z8 = w in every lane,
+// Z2..Z5 = x, Z12..Z15 = g. Per 32 columns 16 loads feed 8 FMAs.
+#define sweepPrefetch 4096
+
+TEXT ·sweep1AVX512(SB), NOSPLIT, $0-96
+	MOVQ         g_base+0(FP), DX
+	MOVQ         a_base+24(FP), R8
+	MOVQ         a_len+32(FP), R10
+	MOVQ         cols+48(FP), BX
+	VBROADCASTSD w+56(FP), Z8
+	MOVQ         ax+64(FP), DI
+	MOVQ         x_base+72(FP), SI
+	LEAQ         (R8)(BX*8), R9
+	// Prefetch distance: sweepPrefetch bytes, or what a holds after the
+	// far row if that is less (R10 = len(a) - 2*cols elements, in bytes).
+	SUBQ         BX, R10
+	SUBQ         BX, R10
+	SHLQ         $3, R10
+	MOVQ         $sweepPrefetch, AX
+	CMPQ         R10, AX
+	CMOVQGT      AX, R10
+	ADDQ         R9, R10
+	MOVQ         BX, CX
+	TAILMASK(CX, AX)
+	XORQ         AX, AX
+	VPXORQ       Z0, Z0, Z0
+	MOVQ         BX, CX
+	ANDQ         $-16, CX
+	JZ           s1_rem8
+	VPXORQ       Z1, Z1, Z1
+	ANDQ         $-32, CX
+	JZ           s1_rem16
+
+s1_loop32:
+	PREFETCHT0  (R10)(AX*8)
+	PREFETCHT0  64(R10)(AX*8)
+	PREFETCHT0  128(R10)(AX*8)
+	PREFETCHT0  192(R10)(AX*8)
+	VMOVUPD     (SI)(AX*8), Z2
+	VMOVUPD     64(SI)(AX*8), Z3
+	VMOVUPD     128(SI)(AX*8), Z4
+	VMOVUPD     192(SI)(AX*8), Z5
+	VFMADD231PD (R9)(AX*8), Z2, Z0      // ax sums += far[j:j+8] * x[j:j+8]
+	VFMADD231PD 64(R9)(AX*8), Z3, Z1
+	VFMADD231PD 128(R9)(AX*8), Z4, Z0
+	VFMADD231PD 192(R9)(AX*8), Z5, Z1
+	VMOVUPD     (DX)(AX*8), Z12
+	VMOVUPD     64(DX)(AX*8), Z13
+	VMOVUPD     128(DX)(AX*8), Z14
+	VMOVUPD     192(DX)(AX*8), Z15
+	VFMADD231PD (R8)(AX*8), Z8, Z12     // g[j:j+8] += w*near[j:j+8]
+	VFMADD231PD 64(R8)(AX*8), Z8, Z13
+	VFMADD231PD 128(R8)(AX*8), Z8, Z14
+	VFMADD231PD 192(R8)(AX*8), Z8, Z15
+	VMOVUPD     Z12, (DX)(AX*8)
+	VMOVUPD     Z13, 64(DX)(AX*8)
+	VMOVUPD     Z14, 128(DX)(AX*8)
+	VMOVUPD     Z15, 192(DX)(AX*8)
+	ADDQ        $32, AX
+	CMPQ        AX, CX
+	JB          s1_loop32
+
+s1_rem16:
+	MOVQ        BX, CX
+	SUBQ        AX, CX
+	CMPQ        CX, $16
+	JB          s1_fold
+	VMOVUPD     (SI)(AX*8), Z2
+	VMOVUPD     64(SI)(AX*8), Z3
+	VFMADD231PD (R9)(AX*8), Z2, Z0
+	VFMADD231PD 64(R9)(AX*8), Z3, Z1
+	VMOVUPD     (DX)(AX*8), Z12
+	VMOVUPD     64(DX)(AX*8), Z13
+	VFMADD231PD (R8)(AX*8), Z8, Z12
+	VFMADD231PD 64(R8)(AX*8), Z8, Z13
+	VMOVUPD     Z12, (DX)(AX*8)
+	VMOVUPD     Z13, 64(DX)(AX*8)
+	ADDQ        $16, AX
+
+s1_fold:
+	VADDPD Z1, Z0, Z0
+
+s1_rem8:
+	MOVQ        BX, CX
+	SUBQ        AX, CX
+	CMPQ        CX, $8
+	JB          s1_tail
+	VMOVUPD     (SI)(AX*8), Z2
+	VFMADD231PD (R9)(AX*8), Z2, Z0
+	VMOVUPD     (DX)(AX*8), Z12
+	VFMADD231PD (R8)(AX*8), Z8, Z12
+	VMOVUPD     Z12, (DX)(AX*8)
+	ADDQ        $8, AX
+
+s1_tail:
+	CMPQ        AX, BX
+	JAE         s1_hsum
+	VMOVUPD.Z   (SI)(AX*8), K1, Z2
+	VFMADD231PD (R9)(AX*8), Z2, K1, Z0
+	VMOVUPD.Z   (DX)(AX*8), K1, Z12
+	VFMADD231PD (R8)(AX*8), Z8, K1, Z12
+	VMOVUPD     Z12, K1, (DX)(AX*8)
+
+s1_hsum:
+	// (z0+z4 + z1+z5) + (z2+z6 + z3+z7), as mulVec4AVX512 reduces a row.
+	VEXTRACTF64X4 $1, Z0, Y1
+	VADDPD        Y1, Y0, Y0
+	VHADDPD       Y0, Y0, Y0
+	VEXTRACTF128  $1, Y0, X1
+	VADDSD        X1, X0, X0
+	VMOVSD        X0, (DI)
+	VZEROUPPER
+	RET

@@ -44,37 +44,66 @@ func (k Kernels) GradSweep(ax, g, a []float64, cols int, x []float64, phi func(i
 	gradSweep(k.l, ax, g, a, cols, x, phi)
 }
 
-// Blocking: a block of rows is read from memory by the A x kernel and read
-// again, from cache, by the A^T w kernel. sweepBlockBytes is the size of
-// one block: rows are grouped so that a block fits in it (a multiple of 4
-// rows, the blocked kernels' unit, at least 4 and at most maxSweepRows,
-// the size of the stack buffer for w).
-const (
-	sweepBlockBytes = 32 << 10
-	maxSweepRows    = 64
-)
+// sweepPipelineMaxCols is the widest matrix GradSweep runs as a row
+// pipeline (see gradSweep): one step touches four rows' worth of data (the
+// near and far rows, x and g), 32 KB at 1024 columns, which must stay in
+// the 48 KB L1 cache of Zen 4 and 5 (Intel's since Ice Lake) for the near
+// row to be found there. Wider rows go through the 4-row kernels, the
+// second read from L2.
+const sweepPipelineMaxCols = 1024
 
-// sweepRows returns the number of rows per block for rows of cols
-// elements.
-func sweepRows(cols int) int {
-	r := sweepBlockBytes / (8 * max(cols, 1)) &^ 3
-	return min(max(r, 4), maxSweepRows)
-}
-
-// gradSweep is GradSweep on level l, arguments checked. The blocks start at
-// multiples of 4 rows, so the blocked kernels see the same groups of four
-// rows as in MulVec and MulTransVec, and the results are the same bits.
+// gradSweep is GradSweep on level l, arguments checked. It reads each row
+// of A twice, the second time from cache, in one of three ways, all with
+// the groups, sums and roundings of MulVec and MulTransVec, so the same
+// bits:
+//
+//   - a row pipeline, where the level has the sweep1 kernel and rows have
+//     at most sweepPipelineMaxCols columns: each step adds row i (read by
+//     the step before, in L1) into g while it computes ax[i+1] from memory,
+//     so the arithmetic overlaps the loads;
+//   - groups of four rows through the blocked kernels, where the level has
+//     them: ax for the group, phi, then the group into g from L1 or L2;
+//   - elsewhere Dot and then Axpy on each row, the second read from L1.
 func gradSweep(l level, ax, g, a []float64, cols int, x []float64, phi func(int, float64) float64) {
 	clear(g)
-	var w [maxSweepRows]float64
-	block := sweepRows(cols)
-	for i0 := 0; i0 < len(ax); i0 += block {
-		i1 := min(i0+block, len(ax))
-		ab, axb, wb := a[i0*cols:i1*cols], ax[i0:i1], w[:i1-i0]
-		mulVec(l, axb, ab, cols, x)
-		for i, v := range axb {
-			wb[i] = phi(i0+i, v)
+	if cols == 0 {
+		for i := range ax {
+			ax[i] = 0
+			phi(i, 0)
 		}
-		mulTransVecAdd(l, g, ab, cols, wb)
+		return
+	}
+	i := 0
+	n4 := len(ax) &^ 3 // the rows MulVec and MulTransVec do in blocks of 4
+	if pipelined(l) && cols <= sweepPipelineMaxCols && n4 >= 4 {
+		// ax[0:4] as MulVec computes it; rows 0..2 into g (one rounding
+		// each, as in mulTransVec4: Axpy's fused kernels do the same); then
+		// the pipeline from row 3 to the last row of the last group.
+		mulVecBlocked(l, ax[:4], a[:4*cols], cols, x)
+		for ; i < 3; i++ {
+			axpyTo(l, g, phi(i, ax[i]), a[i*cols:(i+1)*cols], g)
+		}
+		for ; i+1 < n4; i++ {
+			sweep1(l, g, a[i*cols:], cols, phi(i, ax[i]), &ax[i+1], x)
+		}
+		axpyTo(l, g, phi(i, ax[i]), a[i*cols:(i+1)*cols], g)
+		i++
+	}
+	var w [4]float64
+	for i < len(ax) {
+		// A group of four rows through the blocked kernels, where the level
+		// has them and the group is one of MulVec's, else one row.
+		if i+4 <= n4 && mulVecBlocked(l, ax[i:i+4], a[i*cols:(i+4)*cols], cols, x) == 4 {
+			for k := range w {
+				w[k] = phi(i+k, ax[i+k])
+			}
+			mulTransVecBlocked(l, g, a[i*cols:(i+4)*cols], cols, w[:])
+			i += 4
+			continue
+		}
+		row := a[i*cols : (i+1)*cols]
+		ax[i] = dot(l, row, x)
+		axpyTo(l, g, phi(i, ax[i]), row, g)
+		i++
 	}
 }

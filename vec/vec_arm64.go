@@ -75,3 +75,10 @@ func axpyToNEON(dst []float64, alpha float64, x, y []float64)
 //
 //go:noescape
 func softThresholdNEON(dst, x []float64, t float64)
+
+// No GradSweep pipeline in this build: it runs Dot and Axpy on each row.
+func pipelined(level) bool { return false }
+
+func sweep1(l level, g, a []float64, cols int, w float64, ax *float64, x []float64) {
+	panic("vec: no GradSweep pipeline on " + levelNames[l])
+}

@@ -14,3 +14,10 @@ func softThreshold(_ level, dst, x []float64, t float64)           { softThresho
 
 func mulVecBlocked(level, []float64, []float64, int, []float64) int      { return 0 }
 func mulTransVecBlocked(level, []float64, []float64, int, []float64) int { return 0 }
+
+// No GradSweep pipeline in this build: it runs Dot and Axpy on each row.
+func pipelined(level) bool { return false }
+
+func sweep1(l level, g, a []float64, cols int, w float64, ax *float64, x []float64) {
+	panic("vec: no GradSweep pipeline on " + levelNames[l])
+}
