@@ -18,9 +18,12 @@
 //
 // Registers: SI = &x[0], DI = &y[0], AX = i, DX = len(x), CX = end of the
 // current loop, Y0..Y7 = eight partial sums (4 lanes each), Y8..Y11 = x.
-// Two loads per FMA make the load ports the limit (two 256-bit loads, so
-// one FMA, per cycle: this loop runs as fast as one that only loads);
-// eight independent sums cover the FMA latency with room to spare. Loads
+// Two loads per FMA make the loads the limit: Zen 4 and 5 (and recent
+// Intel cores) issue two vector loads per cycle, so this loop does one FMA
+// per cycle and runs as fast as one that only loads. (The limit counts
+// loads, not bytes: Zen 5's two loads per cycle may be 512 bits wide, which
+// is why dotAVX512 is up to twice as fast there.) Eight independent sums
+// cover the 4-cycle FMA latency with room to spare. Loads
 // and FMAs go in groups of four, which measured best once the data no
 // longer fits in L1. A 16-element block with four sums serves the
 // remainder and short vectors, so n = 16 is four independent FMAs rather
@@ -503,10 +506,18 @@ mv_done:
 // len(x), a multiple of 4: four rows per pass over dst, so dst is loaded
 // and stored once per four FMAs instead of once per FMA. The four products
 // are added in row order, as four Axpy calls would.
+// Each chunk of 4 columns of dst is a chain of four dependent FMAs (16
+// cycles), and each chunk costs five loads (dst and four rows): at two
+// loads per cycle 2.5 cycles, so 16/2.5 = 6.4 chunks must be in flight to
+// keep the loads busy. The main loop has eight (32 columns), so it runs at
+// the load limit by itself. (On Zen 5 the two-chunk loop it replaced ran
+// as fast: the out-of-order window overlapped its iterations. Cores with
+// smaller windows need the chains in the code.) The remainder runs 8, then
+// 4 columns at a time, then one.
 // Registers: DX = &dst[0], R8..R11 = &a[i*cols] .. &a[(i+3)*cols],
 // R12 = 4 rows in bytes, SI = &x[i], AX = j, BX = cols, CX = end of the
-// column loop, DI = row groups left, Y0..Y3 = x[i..i+3] in every lane,
-// Y4..Y7 = dst.
+// current loop, DI = row groups left, Y0..Y3 = x[i..i+3] in every lane,
+// Y4..Y11 = eight chunks of dst.
 TEXT ·mulTransVec4AVX2(SB), NOSPLIT, $0-80
 	MOVQ dst_base+0(FP), DX
 	MOVQ dst_len+8(FP), BX
@@ -528,13 +539,72 @@ mtv_rows:
 	VBROADCASTSD 24(SI), Y3
 	XORQ         AX, AX
 	MOVQ         BX, CX
-	ANDQ         $-8, CX
-	JZ           mtv_rem4
+	ANDQ         $-32, CX
+	JZ           mtv_rem8
+
+mtv_loop32:
+	VMOVUPD     (DX)(AX*8), Y4
+	VMOVUPD     32(DX)(AX*8), Y5
+	VMOVUPD     64(DX)(AX*8), Y6
+	VMOVUPD     96(DX)(AX*8), Y7
+	VMOVUPD     128(DX)(AX*8), Y8
+	VMOVUPD     160(DX)(AX*8), Y9
+	VMOVUPD     192(DX)(AX*8), Y10
+	VMOVUPD     224(DX)(AX*8), Y11
+	VFMADD231PD (R8)(AX*8), Y0, Y4     // dst[j:j+4] += x[i]*a[i][j:j+4]
+	VFMADD231PD 32(R8)(AX*8), Y0, Y5
+	VFMADD231PD 64(R8)(AX*8), Y0, Y6
+	VFMADD231PD 96(R8)(AX*8), Y0, Y7
+	VFMADD231PD 128(R8)(AX*8), Y0, Y8
+	VFMADD231PD 160(R8)(AX*8), Y0, Y9
+	VFMADD231PD 192(R8)(AX*8), Y0, Y10
+	VFMADD231PD 224(R8)(AX*8), Y0, Y11
+	VFMADD231PD (R9)(AX*8), Y1, Y4
+	VFMADD231PD 32(R9)(AX*8), Y1, Y5
+	VFMADD231PD 64(R9)(AX*8), Y1, Y6
+	VFMADD231PD 96(R9)(AX*8), Y1, Y7
+	VFMADD231PD 128(R9)(AX*8), Y1, Y8
+	VFMADD231PD 160(R9)(AX*8), Y1, Y9
+	VFMADD231PD 192(R9)(AX*8), Y1, Y10
+	VFMADD231PD 224(R9)(AX*8), Y1, Y11
+	VFMADD231PD (R10)(AX*8), Y2, Y4
+	VFMADD231PD 32(R10)(AX*8), Y2, Y5
+	VFMADD231PD 64(R10)(AX*8), Y2, Y6
+	VFMADD231PD 96(R10)(AX*8), Y2, Y7
+	VFMADD231PD 128(R10)(AX*8), Y2, Y8
+	VFMADD231PD 160(R10)(AX*8), Y2, Y9
+	VFMADD231PD 192(R10)(AX*8), Y2, Y10
+	VFMADD231PD 224(R10)(AX*8), Y2, Y11
+	VFMADD231PD (R11)(AX*8), Y3, Y4
+	VFMADD231PD 32(R11)(AX*8), Y3, Y5
+	VFMADD231PD 64(R11)(AX*8), Y3, Y6
+	VFMADD231PD 96(R11)(AX*8), Y3, Y7
+	VFMADD231PD 128(R11)(AX*8), Y3, Y8
+	VFMADD231PD 160(R11)(AX*8), Y3, Y9
+	VFMADD231PD 192(R11)(AX*8), Y3, Y10
+	VFMADD231PD 224(R11)(AX*8), Y3, Y11
+	VMOVUPD     Y4, (DX)(AX*8)
+	VMOVUPD     Y5, 32(DX)(AX*8)
+	VMOVUPD     Y6, 64(DX)(AX*8)
+	VMOVUPD     Y7, 96(DX)(AX*8)
+	VMOVUPD     Y8, 128(DX)(AX*8)
+	VMOVUPD     Y9, 160(DX)(AX*8)
+	VMOVUPD     Y10, 192(DX)(AX*8)
+	VMOVUPD     Y11, 224(DX)(AX*8)
+	ADDQ        $32, AX
+	CMPQ        AX, CX
+	JB          mtv_loop32
+
+mtv_rem8:
+	MOVQ BX, CX
+	ANDQ $-8, CX
+	CMPQ AX, CX
+	JAE  mtv_rem4
 
 mtv_loop8:
 	VMOVUPD     (DX)(AX*8), Y4
 	VMOVUPD     32(DX)(AX*8), Y5
-	VFMADD231PD (R8)(AX*8), Y0, Y4     // dst[j:j+4] += x[i]*a[i][j:j+4]
+	VFMADD231PD (R8)(AX*8), Y0, Y4
 	VFMADD231PD 32(R8)(AX*8), Y0, Y5
 	VFMADD231PD (R9)(AX*8), Y1, Y4
 	VFMADD231PD 32(R9)(AX*8), Y1, Y5

@@ -501,8 +501,11 @@ mv_done:
 // 32-column loop, CX = end of the 8-column loop, DI = row groups left,
 // K1 = the lanes of the last cols%8 columns, Z0..Z3 = x[i..i+3] in every
 // lane, Z4..Z7 = four independent chunks of dst. Per iteration 20 loads
-// feed 16 FMAs, so the loads are the limit (10 cycles); the four chains of
-// four dependent FMAs (16 cycles) overlap with the next iteration's.
+// feed 16 FMAs, so the loads are the limit (10 cycles); keeping them busy
+// takes 6.4 chains of four dependent FMAs (16 cycles) in flight, four from
+// this iteration and the rest from the next, which the out-of-order window
+// overlaps (measured: twice mulTransVec4AVX2's speed on data in L1, the
+// ratio of their widths, so at the load limit).
 TEXT ·mulTransVec4AVX512(SB), NOSPLIT, $0-80
 	MOVQ dst_base+0(FP), DX
 	MOVQ dst_len+8(FP), BX
