@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -116,10 +117,6 @@ type kernelCase struct {
 	flops      int64
 }
 
-// sink keeps results of pure kernels alive so the compiler cannot drop
-// the calls.
-var sink float64
-
 func randVec(r *rand.Rand, n int) []float64 {
 	v := make([]float64, n)
 	for i := range v {
@@ -139,7 +136,7 @@ var kernelSpecs = []kernelSpec{
 			for i := 0; i < iters; i++ {
 				s += k.Dot(x, y)
 			}
-			sink += s
+			runtime.KeepAlive(s)
 		}}
 	}},
 	{"Axpy", "reads 16n B, writes 8n B, 2n flop", func(n int, r *rand.Rand) kernelCase {
@@ -171,7 +168,7 @@ var kernelSpecs = []kernelSpec{
 			for i := 0; i < iters; i++ {
 				s += k.Nrm2(x)
 			}
-			sink += s
+			runtime.KeepAlive(s)
 		}}
 	}},
 	{"MulVec", "square A, n = rows·cols: reads 8(n+cols) B, writes 8·rows B, 2n flop", func(n int, r *rand.Rand) kernelCase {

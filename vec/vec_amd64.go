@@ -28,14 +28,35 @@ var available = func() []level {
 }()
 
 // Which kernel each level runs. "avx512" uses the AVX-512 form of every
-// kernel: on Zen 5 each is at least as fast as the AVX2 one at every size
-// measured (bench kernels), much faster in L1 and L2, level where memory
-// bandwidth is the limit (see the README for the numbers).
+// kernel, except Dot on vectors in L2 (below). Measured on Zen 5 (full
+// 512-bit datapaths), AVX-512 time over AVX2 time, medians of 300 rounds
+// run back to back: Dot 0.55, Axpy 0.71, SoftThreshold 0.89, Nrm2 0.60,
+// MulVec 0.63, MulTransVec 1.0 at n = 1024 (in L1; MulTransVec's 4-row
+// passes over a 32-column dst are a latency chain at that size, 0.65 at
+// 4096); 0.96-1.06 for every kernel once the data are in L3 or memory. On
+// a core that splits 512-bit operations in two (Zen 4) the compute-bound
+// gains shrink, the load-bound ones (Dot, Nrm2) remain.
+
+// dotL2Min and dotL2Max bound the lengths at which the avx512 level runs
+// dotAVX2: from 4096 to 24576 elements the two vectors (64 to 384 KB) live
+// in L2 but not L1, and there dotAVX512 measured 5-21% slower than dotAVX2
+// in the median (medians of 400 runs, n = 4096, 8192, 12288, 16384, 20480,
+// 24576), though its fastest runs matched AVX2's: refilling L1 from L2, the
+// 512-bit loop loses more often. Reordering its loads or prefetching did
+// not help. Below 4096 dotAVX512 is up to 1.9x faster, above 24576 it
+// leads by 3-5% or ties.
+const (
+	dotL2Min = 4096
+	dotL2Max = 24576
+)
 
 func dot(l level, x, y []float64) float64 {
 	switch l {
 	case avx512:
-		return dotAVX512(x, y)
+		if n := len(x); n < dotL2Min || n > dotL2Max {
+			return dotAVX512(x, y)
+		}
+		return dotAVX2(x, y)
 	case avx2:
 		return dotAVX2(x, y)
 	}

@@ -24,13 +24,14 @@ func forEachImpl(t *testing.T, f func(t *testing.T)) {
 }
 
 // testLengths is every length 0..300 and a few large ones that end in every
-// tail length of the unrolled loops.
+// tail length of the unrolled loops, on both sides of the lengths where
+// the avx512 level's Dot changes kernels (4096 and 24576).
 func testLengths() []int {
 	var ns []int
 	for n := 0; n <= 300; n++ {
 		ns = append(ns, n)
 	}
-	return append(ns, 4097, 65537)
+	return append(ns, 4096, 4097, 24577, 65537)
 }
 
 func fillNormal(r *rand.Rand, x []float64) {
