@@ -556,7 +556,9 @@ func dimensionPanics(t *testing.T, path string, k vec.Kernels, a []float64, rows
 	bad("MulTransVec with a long dst", "vec.MulTransVec", func() { k.MulTransVec(dst[:cols+1], a, rows, cols, xt) })
 	bad("MulTransVec with a long x", "vec.MulTransVec", func() { k.MulTransVec(dst[:cols], a, rows, cols, append(xt[:rows:rows], 1)) })
 	bad("MulTransVec with negative cols", "vec.MulTransVec", func() { k.MulTransVec(dst[:0], a, rows, -1, xt) })
-	bad("GradSweep with a long ax", "vec.GradSweep", func() { k.GradSweep(dst[:rows+1], g[:cols], a, cols, x, phi) })
+	if cols > 0 { // with no columns, a (empty) is a matrix of any number of rows
+		bad("GradSweep with a long ax", "vec.GradSweep", func() { k.GradSweep(dst[:rows+1], g[:cols], a, cols, x, phi) })
+	}
 	bad("GradSweep with a long g", "vec.GradSweep", func() { k.GradSweep(dst[:rows], g, a, cols, x, phi) })
 	bad("GradSweep with a long x", "vec.GradSweep", func() { k.GradSweep(dst[:rows], g[:cols], a, cols, append(x[:cols:cols], 1), phi) })
 	bad("GradSweep with a long a", "vec.GradSweep", func() { k.GradSweep(dst[:rows], g[:cols], append(a[:len(a):len(a)], 0), cols, x, phi) })
