@@ -210,7 +210,7 @@ func runLatency(ctx context.Context, env *Env, cfg latencyConfig) error {
 	env.Note("Each row: every goroutine (locked to its OS thread, with its own buffers and Solver) makes its warm-up calls, then a GC "+
 		"is forced and all make their timed calls at once. Latencies are pooled over the goroutines; p90, p99 and p99.9 (nearest rank) are "+
 		"shown from 10, 100 and 1000 calls on (\"–\" below). Each includes the %s of reading the clock twice. Allocations and GCs are the "+
-		"whole process's during the timed calls, per call. Timings on a shared machine are noisy: rerun with -scale 10 for tighter tails.",
+		"whole process's during the timed calls, per call (the runtime's odd allocation can land in a row: a value far below 1 is that, not the call). Timings on a shared machine are noisy: rerun with -scale 10 for tighter tails.",
 		FmtNs(res.ClockNs))
 	cases, err := latencyCases(ctx, env, cfg, res)
 	if err != nil {
@@ -221,6 +221,7 @@ func runLatency(ctx context.Context, env *Env, cfg latencyConfig) error {
 			env.Figure("cdf", latencyFigure(res.Rows))
 		}
 	}()
+	primeThreads(ctx, cfg.goroutines)
 	prog := env.Progress("rows", len(cases)*len(cfg.goroutines))
 	defer prog.Finish()
 	var tab *Table
@@ -253,6 +254,18 @@ func runLatency(ctx context.Context, env *Env, cfg latencyConfig) error {
 		}
 	}
 	return nil
+}
+
+// primeThreads runs a row of empty calls with each number of goroutines
+// first: the runtime's first LockOSThread rows start OS threads, whose
+// bookkeeping would otherwise count as allocations of the first real rows.
+func primeThreads(ctx context.Context, goroutines []int) {
+	nop := latencyCase{calls: 100, warmup: 10, newCaller: func() caller {
+		return func(context.Context, int) error { return nil }
+	}}
+	for _, g := range goroutines {
+		_, _ = measureLatency(ctx, nop, g) // only an interruption can fail; the first row then reports it
+	}
 }
 
 // clockCost returns the median cost in ns of one time.Now/time.Since pair.
@@ -560,17 +573,20 @@ func fillPercentiles(row *LatencyRow, ns []float64) {
 	// Fractions slower 10^(-j/8), from 1 down to the slowest call: eight
 	// points per decade of the tail.
 	n := float64(len(ns))
+	row.CDF = row.CDF[:0]
+	prev := -1
 	for j := 0; ; j++ {
 		f := math.Pow(10, -float64(j)/8)
-		if f*n < 1 {
-			break
-		}
-		// The fraction f of calls at least as slow as ns[k]: k = n(1-f).
+		// The fraction f of calls at least as slow as ns[k]: k = n(1-f),
+		// the last call at most.
 		k := min(int(math.Round(n*(1-f))), len(ns)-1)
-		row.CDF = append(row.CDF, CDFPoint{Slower: (n - float64(k)) / n, Ns: ns[k]})
-	}
-	if last := row.CDF[len(row.CDF)-1]; last.Ns != row.MaxNs || last.Slower != 1/n {
-		row.CDF = append(row.CDF, CDFPoint{Slower: 1 / n, Ns: row.MaxNs})
+		if k > prev {
+			row.CDF = append(row.CDF, CDFPoint{Slower: (n - float64(k)) / n, Ns: ns[k]})
+			prev = k
+		}
+		if k == len(ns)-1 {
+			return
+		}
 	}
 }
 
