@@ -276,7 +276,6 @@ func runCompare(env *Env, runs []*runFile) error {
 		if len(in) == 0 {
 			continue
 		}
-		fmt.Fprintf(env.Out, "### %s\n\n", ex.command)
 		if len(in) < len(runs) {
 			env.Note("Only in %s: the other files ran no %s command.", strings.Join(in, ", "), ex.command)
 			continue
@@ -286,6 +285,7 @@ func runCompare(env *Env, runs []*runFile) error {
 				ex.command, strings.Join(args, "; "))
 		}
 		for _, t := range sec.tables {
+			t.title = ex.command + ": " + t.title
 			env.Table(t.markdown(runs))
 		}
 		if ex.command == "kernels" {
@@ -377,7 +377,7 @@ func cmpKernels(s *cmpSection, i int, raw json.RawMessage, m *Machine) error {
 	}
 	keys := []string{"n", "kernels"}
 	for _, pt := range res.Points {
-		title := pt.Kernel + ": time per call"
+		title := pt.Kernel + ", time per call"
 		def := pt.Accel
 		if m.VecImpl == "generic" {
 			def = pt.Generic
@@ -391,7 +391,7 @@ func cmpKernels(s *cmpSection, i int, raw json.RawMessage, m *Machine) error {
 	}
 	for _, pt := range res.Points {
 		if pt.Speedup > 0 {
-			s.add(i, "speedup of the accelerated kernels over generic (generic time / accelerated time)", []string{"kernel", "n"},
+			s.add(i, "speedup of the accelerated kernels over generic (generic time / accelerated time, one run)", []string{"kernel", "n"},
 				[]string{pt.Kernel, FmtSize(pt.N)}, "×", pt.Speedup)
 		}
 	}
@@ -428,7 +428,7 @@ func cmpOnebit(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
 		}
 	}
 	if sp := res.Speed; sp != nil {
-		title := "speed: one default solve"
+		title := "speed of one default solve"
 		keys := []string{"N = M", "quantity"}
 		k := func(q string) []string { return []string{itoa(sp.N), q} }
 		s.add(i, title, keys, k("solve time (median)"), "ms", sp.SolveMs.Median)
@@ -501,6 +501,7 @@ func cmpLatency(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
 		}
 		title := "service latency per call"
 		s.add(i, title, keys, k("p50"), "ns", r.P50Ns)
+		s.add(i, title, keys, k("p90"), "ns", orNaN(r.P90Ns, "p90"))
 		s.add(i, title, keys, k("p99"), "ns", orNaN(r.P99Ns, "p99"))
 		s.add(i, title, keys, k("p99.9"), "ns", orNaN(r.P999Ns, "p99.9"))
 		s.add(i, title, keys, k("max"), "ns", r.MaxNs)

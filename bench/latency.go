@@ -343,7 +343,7 @@ func kernelCaller(op string, n int, seed uint64) func() caller {
 			return func(context.Context, int) error {
 				s += vec.Dot(x, y)
 				if math.IsNaN(s) { // never true: keeps the sum, and so the call, alive
-					return errors.New("Dot: NaN")
+					return errors.New("vec.Dot returned NaN")
 				}
 				return nil
 			}
