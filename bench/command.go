@@ -114,9 +114,9 @@ func findData(flagDir string) (dir, note string) {
 	case os.Getenv(datadir.EnvVar) != "":
 		where = fmt.Sprintf("$%s = %s is not a directory", datadir.EnvVar, os.Getenv(datadir.EnvVar))
 	case found != "":
-		where = fmt.Sprintf("looked in %s ($%s not set)", found, datadir.EnvVar)
+		where = fmt.Sprintf("looked in %s; $%s is not set", found, datadir.EnvVar)
 	}
-	return "", fmt.Sprintf("No data directory found (%s). Give -data DIR or set %s to the directory holding fox.csv and vaccine.svm.",
+	return "", fmt.Sprintf("No data directory found: %s. Give -data DIR or set %s to the directory holding fox.csv and vaccine.svm.",
 		where, datadir.EnvVar)
 }
 

@@ -49,9 +49,9 @@ const (
 )
 
 // tourSeconds is the measured wall time of the quick tour on the 2-core
-// development machine (with vaccine.svm and fox.csv found), quoted by
-// bench -h and the README.
-const tourSeconds = "about 10 s"
+// development machine (with vaccine.svm and fox.csv found: 6.5 s with a
+// load average of 7 from other jobs, 16 s at 13), as the README quotes it.
+const tourSeconds = "about 7 s on a 2-core machine, more when it is busy"
 
 // common holds the flags every command accepts, before or after its name,
 // and -data, which before the name is handed to the commands defining it.
@@ -369,9 +369,9 @@ func (inv *invocation) finish(ctx context.Context, rep *Report, status int) int 
 func (inv *invocation) usage(w io.Writer) {
 	fmt.Fprintf(w, `usage: go run ./bench [flags] [command [command flags]]
 
-Without a command, bench runs a quick tour (%s on a 2-core machine): the
-machine, a short kernel table, a small run of each application and a few
-service-latency rows. Its mil part also fits fox.csv and vaccine.svm from
+Without a command, bench runs a quick tour (%s):
+the machine, a short kernel table, a small run of each application and a
+few service-latency rows. Its mil part also fits fox.csv and vaccine.svm from
 -data DIR (default: ../shared/data or $%s when found).
 
 commands:

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/neadmm/neadmm/internal/datadir"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -430,6 +431,7 @@ func TestTour(t *testing.T) {
 	setTourArgs(t, "kernels", "-sizes", "64", "-time", "1ms", "-reps", "3", "-kernels", "dot,axpy")
 	setTourArgs(t, "onebit", "-grid-n", "64", "-grid-m", "20,40,60", "-grid-k", "4", "-grid-seeds", "1",
 		"-rec-n", "60", "-rec-k", "3", "-rec-ratios", "0.5,1,2", "-rec-seeds", "1", "-speed-n", "0")
+	setTourArgs(t, "latency", "-ops", "dot,bag", "-sizes", "64", "-scale", "0.01", "-goroutines", "1")
 
 	dir := t.TempDir()
 	writeTinyFox(t, dir)
@@ -494,6 +496,24 @@ func TestTour(t *testing.T) {
 	if strings.Join(cmds, ",") != "kernels,onebit,mil,scaling,latency" {
 		t.Errorf("tour ran %v", cmds)
 	}
+}
+
+// TestTourWithoutData checks that the tour says where it looked for the
+// data sets and how to point it at them when they are not found.
+func TestTourWithoutData(t *testing.T) {
+	for _, c := range commandTable {
+		if c.Name != "mil" && c.TourArgs != nil {
+			setTourArgs(t, c.Name) // only mil
+		}
+	}
+	missing := filepath.Join(t.TempDir(), "nosuch")
+	t.Setenv(datadir.EnvVar, missing)
+	code, out, errs := runBench(context.Background(), "-quiet")
+	require.Equal(t, exitOK, code, errs)
+	_, mil, _ := strings.Cut(out, "## mil\n")
+	assert.True(t, strings.HasPrefix(strings.SplitN(mil, "\n\n", 3)[1], "No data directory found: $"+datadir.EnvVar+" = "+missing+
+		" is not a directory. Give -data DIR or set "+datadir.EnvVar+" to the directory holding fox.csv and vaccine.svm."),
+		"the mil part of the tour starts with where it looked:\n%s", mil)
 }
 
 // TestDataFlag checks -data before the command name: handed to mil, a
