@@ -73,7 +73,7 @@ func ExampleFISTA() {
 	}
 	var fs neadmm.FISTA // reuse it for every solve of this subproblem
 	x := make([]float64, 3)
-	res, err := fs.Solve(l, x, neadmm.FISTAOptions{L: 1, Backtrack: true, Tol: 1e-10, MaxIter: 1000})
+	res, err := fs.Solve(context.Background(), l, x, neadmm.FISTAOptions{L: 1, Backtrack: true, Tol: 1e-10, MaxIter: 1000})
 	if err != nil {
 		panic(err)
 	}
@@ -143,6 +143,8 @@ func ExampleSolver_Solve() {
 		EpsAbs:  1e-9,
 		EpsRel:  1e-9,
 		MaxIter: 1000,
+		// Result.Objective costs one Objective call: ask for it.
+		FinalObjective: true,
 	})
 	if err != nil {
 		panic(err)
