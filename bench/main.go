@@ -249,7 +249,7 @@ func (inv *invocation) commandJob() (job, error) {
 	fn := cmd.Flags(fs)
 	inv.register(fs.FlagSet)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: go run ./bench %s [flags] %s\n\n%s\n\nflags:\n", name, cmd.Args, cmd.Short)
+		fmt.Fprintf(fs.Output(), "usage: %s\n\n%s\n\nflags:\n", strings.TrimSpace("go run ./bench "+name+" [flags] "+cmd.Args), cmd.Short)
 		fs.PrintDefaults()
 	}
 	args := rest
