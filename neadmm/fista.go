@@ -2,6 +2,7 @@ package neadmm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -216,7 +217,8 @@ func (s *FISTA) Solve(ctx context.Context, p FISTAProblem, x []float64, opt FIST
 	err = f.run(&res)
 	copy(x, f.xk)
 	res.L, res.Backtracks = f.L, f.backtracks
-	if opt.Backtrack && (err == nil || f.ctx.Err() != nil) { // a failed search must not poison later solves
+	cancelled := err != nil && f.ctx.Err() != nil && errors.Is(err, f.ctx.Err())
+	if opt.Backtrack && (err == nil || cancelled) { // a failed search must not poison later solves
 		s.L = f.L
 	}
 	if err == nil && f.ng != nil {
