@@ -246,17 +246,17 @@ type fistaRun struct {
 // prepare validates the input, before any work, and sizes the buffers.
 func (s *FISTA) prepare(ctx context.Context, p FISTAProblem, x []float64, opt FISTAOptions) (fistaRun, error) {
 	if err := opt.Validate(); err != nil {
-		return fistaRun{}, fmt.Errorf("neadmm: FISTA: %w", err)
+		return fistaRun{}, err
 	}
 	if ctx == nil || p == nil {
-		return fistaRun{}, fmt.Errorf("neadmm: FISTA: %w: nil context or problem", ErrBadInput)
+		return fistaRun{}, fmt.Errorf("%w: FISTA: nil context or problem", ErrBadInput)
 	}
 	ng, _ := p.(NonsmoothValuer)
 	if opt.Restart == RestartFunction && ng == nil {
-		return fistaRun{}, fmt.Errorf("neadmm: FISTA: %w: RestartFunction needs a problem implementing NonsmoothValuer", ErrBadInput)
+		return fistaRun{}, fmt.Errorf("%w: FISTA: RestartFunction needs a problem implementing NonsmoothValuer", ErrBadInput)
 	}
 	if !allFinite(x) {
-		return fistaRun{}, fmt.Errorf("neadmm: FISTA: %w: initial x: %w", ErrBadInput, ErrNotFinite)
+		return fistaRun{}, fmt.Errorf("%w: FISTA: initial x: %w", ErrBadInput, ErrNotFinite)
 	}
 	if opt.Eta == 0 {
 		opt.Eta = DefaultEta
