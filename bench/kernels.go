@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -16,16 +14,13 @@ import (
 	"github.com/neadmm/neadmm/vec"
 )
 
-func init() {
-	Register(Command{
-		Name:  "kernels",
-		Short: "vec kernel timings: ns/op, GB/s, GFLOP/s, every implementation in one run",
-		Order: 10,
-		Flags: kernelsFlags,
-		// Three sizes (in L1, in L2, beyond the caches), short
-		// measurements: about 3 s on a 2-core machine.
-		TourArgs: []string{"-sizes", "256,16k,1m", "-time", "20ms", "-reps", "3", "-shapes", "500x500"},
-	})
+var kernelsCommand = Command{
+	Name:  "kernels",
+	Short: "vec kernel timings: ns/op, GB/s, GFLOP/s, every implementation in one run",
+	Flags: kernelsFlags,
+	// Three sizes (in L1, in L2, beyond the caches), short
+	// measurements: about 3 s on a 2-core machine.
+	TourArgs: []string{"-sizes", "256,16k,1m", "-time", "20ms", "-reps", "3", "-shapes", "500x500"},
 }
 
 // KernelsResult is the kernels command's JSON "results".
@@ -58,6 +53,15 @@ type KernelPoint struct {
 	FlopsPerOp int64 `json:"flops_per_op"`
 	// Timings has one entry per implementation, in the order of Impls.
 	Timings []*Timing `json:"timings"`
+	// Accel and Generic repeat from Timings the timing of the
+	// implementation the package functions use (vec.Impl(), when it is not
+	// "generic") and that of "generic", and Speedup is Generic's median
+	// time over Accel's (0 unless both were timed): the fields of files
+	// written before there were more than two implementations, which bench
+	// compare reads.
+	Accel   *Timing `json:"accel,omitempty"`
+	Generic *Timing `json:"generic,omitempty"`
+	Speedup float64 `json:"speedup,omitempty"`
 }
 
 // Timing is one implementation's measurements of one KernelPoint.
@@ -301,27 +305,27 @@ func implNames(ks []vec.Kernels) string {
 	return strings.Join(s, " ")
 }
 
-func kernelsFlags(fs *flag.FlagSet) RunFunc {
+func kernelsFlags(fs *FlagSet) RunFunc {
 	sizes := fs.String("sizes", defaultSizes(), "comma-separated vector lengths (k, m suffixes: 1024, 1024²)")
 	names := fs.String("kernels", "dot,axpy,softthreshold,nrm2,mulvec,multransvec,gradsweep", "comma-separated kernels to time")
 	impl := fs.String("impl", "all", "implementations to time: all, or a comma-separated list of those this CPU has (avx512, avx2, neon, generic)")
 	shapes := fs.String("shapes", "1000x1000,4000x4000", "comma-separated ROWSxCOLS matrices for GradSweep against MulVec+MulTransVec")
 	target := fs.Duration("time", 50*time.Millisecond, "duration of one timing sample")
 	reps := fs.Int("reps", 5, "samples per implementation and size (median and min/max reported)")
-	return func(ctx context.Context, env *Env) error {
-		ns, err := parseSizes(*sizes)
-		if err != nil {
+	var ns []int
+	var shs []Shape
+	var ks []vec.Kernels
+	var specs []kernelSpec
+	fs.Check(func() (err error) {
+		if ns, err = parseSizes(*sizes); err != nil {
+			return fmt.Errorf("-sizes: %w", err)
+		}
+		if shs, err = parseShapes(*shapes); err != nil {
+			return fmt.Errorf("-shapes: %w", err)
+		}
+		if ks, err = parseImpls(*impl); err != nil {
 			return err
 		}
-		shs, err := parseShapes(*shapes)
-		if err != nil {
-			return err
-		}
-		ks, err := parseImpls(*impl)
-		if err != nil {
-			return err
-		}
-		var specs []kernelSpec
 		sweep := false
 		for _, name := range strings.Split(*names, ",") {
 			name = strings.TrimSpace(name)
@@ -333,15 +337,21 @@ func kernelsFlags(fs *flag.FlagSet) RunFunc {
 				}
 			}
 			if !found {
-				return fmt.Errorf("unknown kernel %q", name)
+				return fmt.Errorf("-kernels: unknown kernel %q", name)
 			}
 		}
 		if !sweep {
 			shs = nil
 		}
-		if *reps < 1 || *target <= 0 {
-			return errors.New("-reps and -time must be positive")
+		switch {
+		case *reps < 1:
+			return fmt.Errorf("-reps %d: want >= 1", *reps)
+		case *target <= 0:
+			return fmt.Errorf("-time %v: want > 0", *target)
 		}
+		return nil
+	})
+	return func(ctx context.Context, env *Env) error {
 		return runKernels(ctx, env, specs, ns, shs, ks, *target, *reps)
 	}
 }
@@ -406,6 +416,17 @@ func runKernels(ctx context.Context, env *Env, specs []kernelSpec, sizes []int, 
 				pt.Timings = append(pt.Timings, newTiming(ks[i].Name(), st, c.bytes, c.flops))
 			}
 			setSpeedups(pt.Timings)
+			for _, tm := range pt.Timings {
+				switch tm.Impl {
+				case "generic":
+					pt.Generic = tm
+				case vec.Impl():
+					pt.Accel = tm
+				}
+			}
+			if pt.Accel != nil && pt.Generic != nil {
+				pt.Speedup = pt.Generic.Ns.Median / pt.Accel.Ns.Median
+			}
 			res.Points = append(res.Points, pt)
 			addKernelRow(tab, pt)
 			prog.Done(1)

@@ -49,6 +49,20 @@ func checkPoint(t *testing.T, impls []string, pt KernelPoint) {
 		}
 	}
 	require.Len(t, pt.Timings, len(impls), "%s n=%d: timings", pt.Kernel, pt.N)
+	// The fields bench compare reads: the default implementation and generic.
+	for _, tm := range pt.Timings {
+		switch tm.Impl {
+		case "generic":
+			assert.Equal(t, tm, pt.Generic, "%s n=%d: Generic", pt.Kernel, pt.N)
+		case vec.Impl():
+			assert.Equal(t, tm, pt.Accel, "%s n=%d: Accel", pt.Kernel, pt.N)
+		}
+	}
+	if pt.Accel != nil && pt.Generic != nil {
+		assert.True(t, relClose(pt.Speedup, pt.Generic.Ns.Median/pt.Accel.Ns.Median), "%s n=%d: speedup", pt.Kernel, pt.N)
+	} else {
+		assert.Zero(t, pt.Speedup)
+	}
 	for i, tm := range pt.Timings {
 		what := pt.Kernel + " n=" + FmtSize(pt.N)
 		assert.Equal(t, impls[i], tm.Impl, what)
@@ -176,12 +190,13 @@ func TestKernelsPinnedImpl(t *testing.T) {
 			continue
 		}
 		code, _, errs := runBench(context.Background(), "kernels", "-impl", bad, "-sizes", "32")
-		assert.Equal(t, exitError, code, "-impl %q", bad)
+		assert.Equal(t, exitUsage, code, "-impl %q", bad)
 		assert.Contains(t, errs, all[0].Name(), "-impl %q: the error does not list what this CPU has", bad)
 	}
 	for _, bad := range []string{"10", "0x5", "5x", "x", "100000x100000"} {
-		code, _, _ := runBench(context.Background(), "kernels", "-shapes", bad, "-kernels", "gradsweep")
-		assert.Equal(t, exitError, code, "-shapes %q", bad)
+		code, _, errs := runBench(context.Background(), "kernels", "-shapes", bad, "-kernels", "gradsweep")
+		assert.Equal(t, exitUsage, code, "-shapes %q", bad)
+		assert.Contains(t, errs, "-shapes")
 	}
 }
 
