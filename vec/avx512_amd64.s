@@ -617,9 +617,15 @@ mtv_done:
 // from L3 or memory, so the arithmetic on the first overlaps the loads of
 // the second. The rows after the far one, when a holds them, are
 // prefetched sweepPrefetch bytes ahead of the far row's loads: the
-// hardware prefetchers alone leave the loop waiting for L3 (measured at
-// 1000 x 1000: 1.3x faster than MulVec plus MulTransVec without, 1.6x
-// with); no prefetch reaches past the end of a.
+// hardware prefetchers alone leave the loop waiting for L3 (at 1000 x 1000
+// on Zen 5 GradSweep went from about 1.25x to 1.4-1.5x the speed of MulVec
+// plus MulTransVec; 1, 2 and 4 KB ahead measured alike, 8 KB worse at
+// 2000 columns); no prefetch reaches past the end of a.
+// The step is bound by its loads: per element x, g, the near and the far
+// row (and a prefetch per line), about two cycles per 8 columns, which is
+// why a wider step does not pay: two rows per step (x and g loaded half as
+// often) measured slower, as the near rows then no longer fit in L1 and
+// come back from L2 no faster than from L3.
 // Registers: SI = &x[0], DX = &g[0], R8 = &near[0], R9 = &far[0],
 // R10 = R9 + the prefetch distance, AX = j, BX = cols, CX = end of the
 // current loop, DI = ax, K1 = the lanes of the last cols%8 columns;

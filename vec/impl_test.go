@@ -101,3 +101,30 @@ func TestKernelsMatchPackage(t *testing.T) {
 		assert.Equal(t, d1, d2, "GradSweep g")
 	})
 }
+
+// TestMulTransVecSameBitsOnAssembly checks what MulTransVec's doc promises:
+// the assembly implementations (fused, rows in order) give the same bits.
+func TestMulTransVecSameBitsOnAssembly(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	for _, sh := range [][2]int{{1, 1}, {7, 3}, {13, 37}, {64, 100}, {9, 1003}} {
+		rows, cols := sh[0], sh[1]
+		a, x := make([]float64, rows*cols), make([]float64, rows)
+		fillNormal(r, a)
+		fillNormal(r, x)
+		var first []float64
+		for _, k := range vec.Implementations() {
+			if k.Name() == "generic" {
+				continue
+			}
+			g := make([]float64, cols)
+			k.MulTransVec(g, a, rows, cols, x)
+			if first == nil {
+				first = g
+				continue
+			}
+			if !sameBits(g, first) {
+				t.Errorf("%dx%d: %s differs from %s", rows, cols, k.Name(), vec.Implementations()[0].Name())
+			}
+		}
+	}
+}
