@@ -14,7 +14,7 @@
 // Go code that follows.
 //
 
-// func dotAVX2(x, y []float64) float64
+// func dotAVX2(x, y []float64, _ level) float64
 //
 // Registers: SI = &x[0], DI = &y[0], AX = i, DX = len(x), CX = end of the
 // current loop, Y0..Y7 = eight partial sums (4 lanes each), Y8..Y11 = x.
@@ -28,7 +28,7 @@
 // longer fits in L1. A 16-element block with four sums serves the
 // remainder and short vectors, so n = 16 is four independent FMAs rather
 // than a chain of four.
-TEXT ·dotAVX2(SB), NOSPLIT, $0-56
+TEXT ·dotAVX2(SB), NOSPLIT, $0-64
 	MOVQ   x_base+0(FP), SI
 	MOVQ   x_len+8(FP), DX
 	MOVQ   y_base+24(FP), DI
@@ -122,17 +122,17 @@ dot_tail:
 
 dot_done:
 	VZEROUPPER
-	VMOVSD X0, ret+48(FP)
+	VMOVSD X0, ret+56(FP)
 	RET
 
-// func sumSquaresAVX2(x []float64) float64
+// func sumSquaresAVX2(x []float64, _ level) float64
 //
 // sum x[i]^2, Nrm2's fast path: Dot(x, x) with one load per FMA instead of
 // two, so the FMAs (two per cycle) are the limit rather than the loads:
 // twice Dot's rate on data in L1. Eight independent sums are exactly
 // enough for two FMAs per cycle at 4 cycles of latency. Structure and
 // registers as dotAVX2, without y.
-TEXT ·sumSquaresAVX2(SB), NOSPLIT, $0-32
+TEXT ·sumSquaresAVX2(SB), NOSPLIT, $0-40
 	MOVQ   x_base+0(FP), SI
 	MOVQ   x_len+8(FP), DX
 	XORQ   AX, AX
@@ -223,10 +223,10 @@ ss_tail:
 
 ss_done:
 	VZEROUPPER
-	VMOVSD X0, ret+24(FP)
+	VMOVSD X0, ret+32(FP)
 	RET
 
-// func axpyToAVX2(dst []float64, alpha float64, x, y []float64)
+// func axpyToAVX2(dst []float64, alpha float64, x, y []float64, _ level)
 //
 // dst[i] = alpha*x[i] + y[i] with one rounding (VFMADD213PD).
 // Registers: DX = &dst[0], SI = &x[0], DI = &y[0], AX = i, BX = len(dst),
@@ -235,7 +235,7 @@ ss_done:
 // the next (measured 1.15x faster at n = 1024 on Zen 5 than loading the
 // whole iteration first). Every element is still loaded before it is
 // stored, so dst may be y (or x) itself; partial overlap is not supported.
-TEXT ·axpyToAVX2(SB), NOSPLIT, $0-80
+TEXT ·axpyToAVX2(SB), NOSPLIT, $0-81
 	MOVQ         dst_base+0(FP), DX
 	MOVQ         dst_len+8(FP), BX
 	VBROADCASTSD alpha+24(FP), Y0
@@ -305,7 +305,7 @@ axpy_done:
 	VZEROUPPER
 	RET
 
-// func softThresholdAVX2(dst, x []float64, t float64)
+// func softThresholdAVX2(dst, x []float64, t float64, _ level)
 //
 // dst[i] = x[i] - c, c = min(max(x[i], -t), t): branch-free soft
 // thresholding. VMAXPD/VMINPD return their second source operand (the first
@@ -318,7 +318,7 @@ axpy_done:
 // pipes, leaving the add pipes to VMAXPD/VMINPD (1.4x faster measured).
 // Registers: DI = &dst[i], SI = &x[i], CX = elements left, Y0 = t,
 // Y1 = -t, Y10 = 1, Y2..Y5 = x, then the results, Y6..Y9 = c.
-TEXT ·softThresholdAVX2(SB), NOSPLIT, $0-56
+TEXT ·softThresholdAVX2(SB), NOSPLIT, $0-57
 	MOVQ         dst_base+0(FP), DI
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         x_base+24(FP), SI
@@ -393,7 +393,7 @@ soft_done:
 	VZEROUPPER
 	RET
 
-// func mulVec4AVX2(dst, a []float64, cols int, x []float64)
+// func mulVec4AVX2(dst, a []float64, cols int, x []float64, _ level)
 //
 // dst[r] = sum_j a[r*cols+j]*x[j] for r < len(dst), a multiple of 4, and
 // j < cols = len(x) > 0: four rows at a time, so each load of x serves
@@ -403,7 +403,7 @@ soft_done:
 // R12 = 4 rows in bytes, SI = &x[0], AX = j, BX = cols, CX = end of the
 // current column loop, DI = row groups left, Y0..Y3 and Y4..Y7 = two
 // partial sums per row, Y8, Y9 = x, Y10 = a gathered column.
-TEXT ·mulVec4AVX2(SB), NOSPLIT, $0-80
+TEXT ·mulVec4AVX2(SB), NOSPLIT, $0-81
 	MOVQ dst_base+0(FP), DX
 	MOVQ dst_len+8(FP), DI
 	MOVQ a_base+24(FP), R8
@@ -500,7 +500,7 @@ mv_done:
 	VZEROUPPER
 	RET
 
-// func mulTransVec4AVX2(dst, a []float64, cols int, x []float64)
+// func mulTransVec4AVX2(dst, a []float64, cols int, x []float64, _ level)
 //
 // dst[j] += sum_i x[i]*a[i*cols+j] for j < cols = len(dst) > 0 and i <
 // len(x), a multiple of 4: four rows per pass over dst, so dst is loaded
@@ -518,7 +518,7 @@ mv_done:
 // R12 = 4 rows in bytes, SI = &x[i], AX = j, BX = cols, CX = end of the
 // current loop, DI = row groups left, Y0..Y3 = x[i..i+3] in every lane,
 // Y4..Y11 = eight chunks of dst.
-TEXT ·mulTransVec4AVX2(SB), NOSPLIT, $0-80
+TEXT ·mulTransVec4AVX2(SB), NOSPLIT, $0-81
 	MOVQ dst_base+0(FP), DX
 	MOVQ dst_len+8(FP), BX
 	MOVQ a_base+24(FP), R8

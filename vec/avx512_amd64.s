@@ -32,7 +32,7 @@
 	DECL  tmp;      \
 	KMOVW tmp, K1
 
-// func dotAVX512(x, y []float64) float64
+// func dotAVX512(x, y []float64, _ level) float64
 //
 // Registers: SI = &x[0], DI = &y[0], AX = i, DX = len(x), CX = end of the
 // main loop, then elements left; Z0..Z7 = eight partial sums (8 lanes
@@ -42,7 +42,7 @@
 // most 63 elements are left: one block each of 32, 16 and 8 (as the bits of
 // the count say) into separate sums, so short vectors get independent FMAs
 // rather than a chain, then the masked tail.
-TEXT ·dotAVX512(SB), NOSPLIT, $0-56
+TEXT ·dotAVX512(SB), NOSPLIT, $0-64
 	MOVQ   x_base+0(FP), SI
 	MOVQ   x_len+8(FP), DX
 	MOVQ   y_base+24(FP), DI
@@ -136,16 +136,16 @@ dot_fold:
 	VUNPCKHPD     X0, X0, X1
 	VADDSD        X1, X0, X0
 	VZEROUPPER
-	VMOVSD        X0, ret+48(FP)
+	VMOVSD        X0, ret+56(FP)
 	RET
 
-// func sumSquaresAVX512(x []float64) float64
+// func sumSquaresAVX512(x []float64, _ level) float64
 //
 // sum x[i]^2, Nrm2's fast path: Dot(x, x) with one load per FMA instead of
 // two, so the FMAs (two per cycle) are the limit, twice Dot's rate on data
 // in L1. Eight independent sums are exactly enough for two FMAs per cycle
 // at 4 cycles of latency. Structure and registers as dotAVX512, without y.
-TEXT ·sumSquaresAVX512(SB), NOSPLIT, $0-32
+TEXT ·sumSquaresAVX512(SB), NOSPLIT, $0-40
 	MOVQ   x_base+0(FP), SI
 	MOVQ   x_len+8(FP), DX
 	XORQ   AX, AX
@@ -236,10 +236,10 @@ ss_fold:
 	VUNPCKHPD     X0, X0, X1
 	VADDSD        X1, X0, X0
 	VZEROUPPER
-	VMOVSD        X0, ret+24(FP)
+	VMOVSD        X0, ret+32(FP)
 	RET
 
-// func axpyToAVX512(dst []float64, alpha float64, x, y []float64)
+// func axpyToAVX512(dst []float64, alpha float64, x, y []float64, _ level)
 //
 // dst[i] = alpha*x[i] + y[i] with one rounding (VFMADD213PD).
 // Registers: DX = &dst[0], SI = &x[0], DI = &y[0], AX = i, R8 = len(dst),
@@ -247,7 +247,7 @@ ss_fold:
 // lane, Z1..Z4 = x, then the results. Each 8-element chunk is loaded,
 // combined and stored before the next, so dst may be y (or x) itself;
 // partial overlap is not supported.
-TEXT ·axpyToAVX512(SB), NOSPLIT, $0-80
+TEXT ·axpyToAVX512(SB), NOSPLIT, $0-81
 	MOVQ         dst_base+0(FP), DX
 	MOVQ         dst_len+8(FP), R8
 	VBROADCASTSD alpha+24(FP), Z0
@@ -302,14 +302,14 @@ axpy_done:
 	VZEROUPPER
 	RET
 
-// func softThresholdAVX512(dst, x []float64, t float64)
+// func softThresholdAVX512(dst, x []float64, t float64, _ level)
 //
 // dst[i] = x[i] - c, c = min(max(x[i], -t), t), as softThresholdAVX2 (see
 // there for the operand order that keeps NaN and the x - c*1 form that
 // puts the subtraction on the FMA pipes): the same bits on every path.
 // Registers: DI = &dst[i], SI = &x[i], CX = elements left, Z0 = t,
 // Z1 = -t, Z10 = 1, Z2..Z5 = x, then the results, Z6..Z9 = c.
-TEXT ·softThresholdAVX512(SB), NOSPLIT, $0-56
+TEXT ·softThresholdAVX512(SB), NOSPLIT, $0-57
 	MOVQ         dst_base+0(FP), DI
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         x_base+24(FP), SI
@@ -377,7 +377,7 @@ soft_done:
 	VZEROUPPER
 	RET
 
-// func mulVec4AVX512(dst, a []float64, cols int, x []float64)
+// func mulVec4AVX512(dst, a []float64, cols int, x []float64, _ level)
 //
 // dst[r] = sum_j a[r*cols+j]*x[j] for r < len(dst), a multiple of 4, and
 // j < cols = len(x) > 0: four rows at a time, so each load of x serves
@@ -388,7 +388,7 @@ soft_done:
 // K1 = the lanes of the last cols%8 columns, Z0..Z3 and Z4..Z7 = two
 // partial sums per row (eight chains: 1.6 FMAs per cycle at the load
 // limit times 4 cycles of latency needs 6.4), Z8, Z9 = x.
-TEXT ·mulVec4AVX512(SB), NOSPLIT, $0-80
+TEXT ·mulVec4AVX512(SB), NOSPLIT, $0-81
 	MOVQ dst_base+0(FP), DX
 	MOVQ dst_len+8(FP), DI
 	MOVQ a_base+24(FP), R8
@@ -490,7 +490,7 @@ mv_done:
 	VZEROUPPER
 	RET
 
-// func mulTransVec4AVX512(dst, a []float64, cols int, x []float64)
+// func mulTransVec4AVX512(dst, a []float64, cols int, x []float64, _ level)
 //
 // dst[j] += sum_i x[i]*a[i*cols+j] for j < cols = len(dst) > 0 and i <
 // len(x), a multiple of 4: four rows per pass over dst, added in row order
@@ -506,7 +506,7 @@ mv_done:
 // this iteration and the rest from the next, which the out-of-order window
 // overlaps (measured: twice mulTransVec4AVX2's speed on data in L1, the
 // ratio of their widths, so at the load limit).
-TEXT ·mulTransVec4AVX512(SB), NOSPLIT, $0-80
+TEXT ·mulTransVec4AVX512(SB), NOSPLIT, $0-81
 	MOVQ dst_base+0(FP), DX
 	MOVQ dst_len+8(FP), BX
 	MOVQ a_base+24(FP), R8

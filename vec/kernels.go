@@ -91,7 +91,7 @@ func (k Kernels) Dot(x, y []float64) float64 {
 	if len(x) != len(y) {
 		panic("vec.Dot: slices have different lengths")
 	}
-	return dot(k.l, x, y) // every kernel returns 0 for n = 0
+	return dot(x, y, k.l) // every kernel returns 0 for n = 0
 }
 
 // Axpy is Axpy on k's implementation.
@@ -99,7 +99,7 @@ func (k Kernels) Axpy(alpha float64, x, y []float64) {
 	if len(x) != len(y) {
 		panic("vec.Axpy: slices have different lengths")
 	}
-	axpyTo(k.l, y, alpha, x, y)
+	axpyTo(y, alpha, x, y, k.l)
 }
 
 // SoftThreshold is SoftThreshold on k's implementation.
@@ -110,7 +110,7 @@ func (k Kernels) SoftThreshold(dst, x []float64, t float64) {
 	if !(t >= 0) || math.IsInf(t, 1) {
 		panic("vec.SoftThreshold: threshold must be finite and non-negative")
 	}
-	softThreshold(k.l, dst, x, t)
+	softThreshold(dst, x, t, k.l)
 }
 
 // AddScaledTo is AddScaledTo on k's implementation.
@@ -118,7 +118,7 @@ func (k Kernels) AddScaledTo(dst, y []float64, alpha float64, x []float64) {
 	if len(x) != len(dst) || len(y) != len(dst) {
 		panic("vec.AddScaledTo: slices have different lengths")
 	}
-	axpyTo(k.l, dst, alpha, x, y)
+	axpyTo(dst, alpha, x, y, k.l)
 }
 
 // Sub is Sub on k's implementation.
@@ -128,7 +128,7 @@ func (k Kernels) Sub(dst, x, y []float64) {
 	}
 	// x + (-1)*y: the product is exact, so fused or not there is exactly
 	// one rounding, that of x - y.
-	axpyTo(k.l, dst, -1, y, x)
+	axpyTo(dst, -1, y, x, k.l)
 }
 
 // Nrm2 is Nrm2 on k's implementation.
@@ -139,7 +139,7 @@ func (k Kernels) Nrm2(x []float64) float64 {
 	// Fast path: one pass. All terms are non-negative, so a finite sum
 	// means no partial sum or product overflowed; NaN means a NaN input
 	// (squares and sums of non-negative values cannot make one).
-	s := sumSquares(k.l, x)
+	s := sumSquares(x, k.l)
 	if s >= nrm2FastMin && s <= math.MaxFloat64 {
 		return math.Sqrt(s)
 	}
@@ -184,7 +184,7 @@ func (k Kernels) MulTransVec(dst, a []float64, rows, cols int, x []float64) {
 // dst is set to zero.
 func mulVec(l level, dst, a []float64, cols int, x []float64) {
 	for i := mulVecBlocked(l, dst, a, cols, x); i < len(dst); i++ {
-		dst[i] = dot(l, a[i*cols:(i+1)*cols], x)
+		dst[i] = dot(a[i*cols:(i+1)*cols], x, l)
 	}
 }
 
@@ -195,6 +195,29 @@ func mulTransVecAdd(l level, dst, a []float64, cols int, x []float64) {
 		return
 	}
 	for i := mulTransVecBlocked(l, dst, a, cols, x); i < len(x); i++ {
-		axpyTo(l, dst, x[i], a[i*cols:(i+1)*cols], dst)
+		axpyTo(dst, x[i], a[i*cols:(i+1)*cols], dst, l)
 	}
+}
+
+// mulVecBlocked computes the leading rows of dst = A x, four at a time,
+// and returns how many it did (a multiple of 4; 0 where the level has no
+// blocked kernels, which leaves every row to Dot).
+func mulVecBlocked(l level, dst, a []float64, cols int, x []float64) int {
+	r := len(dst) &^ 3
+	if !blocked(l) || r == 0 || cols == 0 {
+		return 0
+	}
+	mulVec4(dst[:r], a, cols, x, l)
+	return r
+}
+
+// mulTransVecBlocked adds the contribution of the leading rows of A to
+// dst = A^T x, four at a time, and returns how many rows it did.
+func mulTransVecBlocked(l level, dst, a []float64, cols int, x []float64) int {
+	r := len(x) &^ 3
+	if !blocked(l) || r == 0 || cols == 0 {
+		return 0
+	}
+	mulTransVec4(dst, a, cols, x[:r], l)
+	return r
 }

@@ -12,7 +12,7 @@
 // are WORD-encoded, each with the instruction in a comment (checked with
 // go tool objdump -gnu). VFMLA, VLD1/VST1, VDUP and VEOR are native.
 
-// func dotNEON(x, y []float64) float64
+// func dotNEON(x, y []float64, _ level) float64
 //
 // Registers: R0 = &x[i], R1 = &y[i], R2 = elements left,
 // V0..V7 = eight partial sums (2 lanes each), V16..V31 = loaded x and y.
@@ -20,7 +20,7 @@
 // need 16 to stay busy, but each FMLA needs two 128-bit loads and the
 // Neoverse cores load at most three per cycle, so at most 1.5 FMLAs issue
 // per cycle and 6 chains keep up; 8 leave slack.
-TEXT ·dotNEON(SB), NOSPLIT, $0-56
+TEXT ·dotNEON(SB), NOSPLIT, $0-64
 	MOVD x_base+0(FP), R0
 	MOVD x_len+8(FP), R2
 	MOVD y_base+24(FP), R1
@@ -81,16 +81,16 @@ dot_hsum:
 	FMADDD F17, F0, F16, F0 // fmadd d0, d16, d17, d0: d0 += x*y
 
 dot_done:
-	FMOVD F0, ret+48(FP)
+	FMOVD F0, ret+56(FP)
 	RET
 
-// func sumSquaresNEON(x []float64) float64
+// func sumSquaresNEON(x []float64, _ level) float64
 //
 // sum x[i]^2, Nrm2's fast path: Dot(x, x) with one load per FMLA instead of
 // two. Structure and registers as dotNEON, without y; with one load per
 // FMLA the loads allow up to three FMLAs per cycle, and the eight chains
 // keep two FP pipes (Neoverse N1, N2) busy at 4 cycles of latency.
-TEXT ·sumSquaresNEON(SB), NOSPLIT, $0-32
+TEXT ·sumSquaresNEON(SB), NOSPLIT, $0-40
 	MOVD x_base+0(FP), R0
 	MOVD x_len+8(FP), R2
 	VEOR V0.B16, V0.B16, V0.B16
@@ -146,17 +146,17 @@ ss_hsum:
 	FMADDD F16, F0, F16, F0 // fmadd d0, d16, d16, d0: d0 += x*x
 
 ss_done:
-	FMOVD F0, ret+24(FP)
+	FMOVD F0, ret+32(FP)
 	RET
 
-// func axpyToNEON(dst []float64, alpha float64, x, y []float64)
+// func axpyToNEON(dst []float64, alpha float64, x, y []float64, _ level)
 //
 // dst[i] = alpha*x[i] + y[i] with one rounding (FMLA).
 // Registers: R3 = &dst[i], R0 = &x[i], R1 = &y[i], R2 = elements left,
 // V31 = alpha in both lanes, V16..V19 = x, V20..V23 = y, then the results.
 // All loads of an iteration come before its stores, so dst may be y (or x)
 // itself; partial overlap is not supported.
-TEXT ·axpyToNEON(SB), NOSPLIT, $0-80
+TEXT ·axpyToNEON(SB), NOSPLIT, $0-81
 	MOVD  dst_base+0(FP), R3
 	MOVD  dst_len+8(FP), R2
 	FMOVD alpha+24(FP), F31
@@ -201,7 +201,7 @@ axpy_tail:
 axpy_done:
 	RET
 
-// func softThresholdNEON(dst, x []float64, t float64)
+// func softThresholdNEON(dst, x []float64, t float64, _ level)
 //
 // dst[i] = x[i] - c, c = min(max(x[i], -t), t): branch-free soft
 // thresholding. fmax/fmin return NaN when either input is NaN (unlike
@@ -209,7 +209,7 @@ axpy_done:
 // and x - c is +0 exactly, as in the generic code.
 // Registers: R3 = &dst[i], R0 = &x[i], R2 = elements left, V30 = t,
 // V29 = -t, V16..V19 = x, V20..V23 = c, then the results.
-TEXT ·softThresholdNEON(SB), NOSPLIT, $0-56
+TEXT ·softThresholdNEON(SB), NOSPLIT, $0-57
 	MOVD  dst_base+0(FP), R3
 	MOVD  dst_len+8(FP), R2
 	MOVD  x_base+24(FP), R0

@@ -81,12 +81,12 @@ func gradSweep(l level, ax, g, a []float64, cols int, x []float64, phi func(int,
 		// the pipeline from row 3 to the last row of the last group.
 		mulVecBlocked(l, ax[:4], a[:4*cols], cols, x)
 		for ; i < 3; i++ {
-			axpyTo(l, g, phi(i, ax[i]), a[i*cols:(i+1)*cols], g)
+			axpyTo(g, phi(i, ax[i]), a[i*cols:(i+1)*cols], g, l)
 		}
 		for ; i+1 < n4; i++ {
 			sweep1(l, g, a[i*cols:], cols, phi(i, ax[i]), &ax[i+1], x)
 		}
-		axpyTo(l, g, phi(i, ax[i]), a[i*cols:(i+1)*cols], g)
+		axpyTo(g, phi(i, ax[i]), a[i*cols:(i+1)*cols], g, l)
 		i++
 	}
 	var w [4]float64
@@ -102,8 +102,8 @@ func gradSweep(l level, ax, g, a []float64, cols int, x []float64, phi func(int,
 			continue
 		}
 		row := a[i*cols : (i+1)*cols]
-		ax[i] = dot(l, row, x)
-		axpyTo(l, g, phi(i, ax[i]), row, g)
+		ax[i] = dot(row, x, l)
+		axpyTo(g, phi(i, ax[i]), row, g, l)
 		i++
 	}
 }
