@@ -22,13 +22,20 @@ package vec
 // zero and phi is not called; with cols == 0, ax is set to zero and phi is
 // called with 0 for every row.
 //
-// When it pays: once A no longer fits in the L2 cache, each of MulVec and
-// MulTransVec streams A from L3 or memory, and GradSweep does so once; the
-// second use of each row costs a pass over data in L1 or L2 instead. It is
-// then up to twice as fast as the three steps (measured on Zen 5 with
-// AVX-512, 1000 x 1000: see BenchmarkGradSweep and the README). For a
-// matrix that stays in L2 between calls (below about 100k elements) both
-// read A from cache and they take about the same time.
+// When it pays: each of MulVec and MulTransVec streams A from wherever it
+// lives, and GradSweep does so once, the second use of each row costing a
+// pass over data in L1 or L2 instead; the saving is large when A comes
+// from memory and small when it comes from a cache that streams about as
+// fast as L2. Measured on Zen 5 (BenchmarkGradSweep, go run ./bench
+// kernels; medians on a shared machine, spreads of 10-30%), time of MulVec,
+// the map and MulTransVec over GradSweep's: 1.3-1.5x on avx512 at
+// 1000 x 1000 (A in L3; the row pipeline, bound by L1 loads), 1.05-1.2x on
+// avx2 there (groups of four rows), 1.6-1.8x on both at 4000 x 4000 (A in
+// memory), and 0.9-1.2x on generic, whose scalar loops are bound by
+// arithmetic, not memory. For a matrix that stays in L2 between calls
+// (below about 100k elements) both read A from cache and GradSweep gains
+// 1.1-1.3x at most; for one in L3 with rows wider than 1024 columns, about
+// nothing.
 func GradSweep(ax, g, a []float64, cols int, x []float64, phi func(i int, axi float64) float64) {
 	active.GradSweep(ax, g, a, cols, x, phi)
 }

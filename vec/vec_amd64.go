@@ -30,13 +30,15 @@ var available = func() []level {
 
 // Why the avx512 level runs the AVX-512 form of every kernel (with one
 // exception, below): measured on Zen 5 (full 512-bit datapaths), AVX-512
-// time over AVX2 time, medians of 300 rounds run back to back: Dot 0.55,
-// Axpy 0.71, SoftThreshold 0.89, Nrm2 0.60, MulVec 0.63, MulTransVec 1.0 at
-// n = 1024 (in L1; MulTransVec's 4-row passes over a 32-column dst are a
-// latency chain at that size, 0.65 at 4096); 0.96-1.06 for every kernel
-// once the data are in L3 or memory. On a core that splits 512-bit
-// operations in two (Zen 4) the compute-bound gains shrink, the load-bound
-// ones (Dot, Nrm2) remain.
+// time over AVX2 time, medians of 300 rounds run back to back, two runs:
+// at n = 1024 (in L1) Dot 0.53-0.55, Axpy 0.70-0.71, SoftThreshold
+// 0.77-0.89, Nrm2 0.60-0.65, MulVec 0.63-0.87, MulTransVec 0.92-1.0 (its
+// 4-row passes over a 32-column dst are a latency chain at that size; 0.63
+// at 4096); 0.9-1.05 for every kernel once the data are in L3 or memory;
+// in L2 (16 Ki) 0.95-1.1, varying from run to run; at n = 16 within 10%
+// either way, the call's cost. On a core that splits 512-bit operations in
+// two (Zen 4) the compute-bound gains shrink, the load-bound ones (Dot,
+// Nrm2) remain.
 
 // dotL2Min and dotL2Max bound the lengths at which the avx512 level runs
 // dotAVX2 (the jump is in dispatch_amd64.s): from 4096 to 24576 elements
