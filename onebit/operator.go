@@ -171,24 +171,6 @@ func (o *operator) drop(drop func(c int) bool, move func(from, to int)) {
 	o.cols = o.cols[:k*m]
 }
 
-// gradSweep sets ax = A x and g = A^T w, w_i = phi(i, ax_i), with phi
-// called once per row in increasing i, in one pass over the rows of A
-// (the row is still in cache for the second use). It is the stand-in for
-// vec.GradSweep, with the same signature, until that kernel lands.
-func gradSweep(ax, g, a []float64, cols int, x []float64, phi func(i int, axi float64) float64) {
-	if len(ax)*cols != len(a) || len(x) != cols || len(g) != cols {
-		panic("onebit.gradSweep: dimension mismatch")
-	}
-	clear(g)
-	for i := range ax {
-		row := a[i*cols : (i+1)*cols]
-		ax[i] = vec.Dot(row, x)
-		if w := phi(i, ax[i]); w != 0 {
-			vec.Axpy(w, row, g)
-		}
-	}
-}
-
 // growInts is buf.Grow for ints.
 func growInts(b []int, n int) []int {
 	if cap(b) < n {

@@ -153,6 +153,9 @@ func (o *Options) engine() neadmm.Options {
 	return neadmm.Options{
 		Rho: o.Rho, Policy: o.Policy, RhoGrowth: o.RhoGrowth,
 		EpsAbs: o.EpsAbs, EpsRel: o.EpsRel, MaxIter: o.MaxIter, Callback: o.Callback,
+		// The objective per iteration only for a callback, none at the end
+		// (the solver evaluates it at the normalized estimate).
+		IterationObjective: o.Callback != nil,
 	}
 }
 
@@ -177,7 +180,7 @@ type Result struct {
 	// with the whole of Phi (M*N multiply-adds): a product with k columns
 	// counts k/N, one with Phi^T over the violated rows only their
 	// fraction of M, a full FISTA step (Phi x and Phi^T r in one sweep
-	// over Phi) 1 plus that fraction. The start Phi^T y, the final
+	// over Phi) 2. The start Phi^T y, the final
 	// objective and the coordinate check (one pass each) are included.
 	Products, TransProducts int
 	Work                    float64
@@ -573,7 +576,6 @@ func (s *Solver) run(ctx context.Context, p *Problem, opt Options, weighted bool
 	if weighted {
 		sp.weight = s.wt[:k]
 	}
-	sp.ctx, sp.cancelled = ctx, false
 	if s.op.full {
 		n2, err := p.norm2Ctx(ctx)
 		if err != nil {
@@ -595,9 +597,6 @@ func (s *Solver) run(ctx context.Context, p *Problem, opt Options, weighted bool
 	sp.fopt = neadmm.FISTAOptions{L: 1, Tol: opt.InnerTol, MaxIter: opt.InnerMaxIter}
 	sp.inner = 0
 	var prob neadmm.Problem = sp
-	if opt.Callback != nil {
-		prob = withObjective{sp}
-	}
 	er, err := s.admm.Solve(ctx, prob, s.x[:k], s.w[:k], s.dual[:1+k], opt.engine())
 	return Result{
 		Iterations: er.Iterations, Reason: er.Reason, Primal: er.Primal, Dual: er.Dual, Rho: er.Rho,

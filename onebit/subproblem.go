@@ -45,11 +45,7 @@ type splitting struct {
 	residual func(i int, axi float64) float64
 	inner    int // FISTA steps taken in this solve
 
-	// ctx is checked at every FISTA step; cancelled records that it was
-	// done, which Func and FuncGrad report as NaN so that FISTA stops at
-	// once (FISTA takes no context).
-	ctx       context.Context
-	cancelled bool
+	ctx context.Context // the engine's, from Start
 }
 
 func (s *splitting) resize(m, n int) {
@@ -74,12 +70,16 @@ func (s *splitting) UpdateX1(x, w, y []float64, rho float64) error {
 	k := len(x)
 	vec.AddScaledTo(s.c[:k], w, 1/rho, y[1:])
 	s.fopt.L = s.lambda*s.norm2 + rho
-	res, err := s.fista.Solve(s, x, s.fopt)
+	res, err := s.fista.Solve(s.ctx, s, x, s.fopt)
 	s.inner += res.Iterations
-	if s.cancelled {
-		return s.ctx.Err()
-	}
 	return err
+}
+
+// Start keeps the solve's context for the FISTA solves of the x-updates
+// (neadmm.Starter): they check it at every step.
+func (s *splitting) Start(ctx context.Context, x1, x2, y []float64) error {
+	s.ctx = ctx
+	return nil
 }
 
 // UpdateX2 is eq. 5, solved exactly by neadmm.SphereProx.
@@ -108,15 +108,9 @@ func (s *splitting) Constraint1JacT(dst, x, v []float64) {
 	}
 }
 
-// withObjective is the splitting with neadmm.Objectiver, handed to the
-// engine only when a callback wants the objective: the engine would
-// otherwise also evaluate it after the last iteration, one product with Phi
-// at the unnormalized x that run then repeats at the normalized estimate.
-type withObjective struct{ *splitting }
-
-// Objective is F1 + F2 = l(x) (F2 = 0), for the engine's callback. It
-// costs one product with A.
-func (s withObjective) Objective(x, w []float64) float64 {
+// Objective is F1 + F2 = l(x) (F2 = 0), for the engine's callback
+// (neadmm.Options.IterationObjective). It costs one product with A.
+func (s *splitting) Objective(x, w []float64) float64 {
 	s.op.mul(s.ax, x)
 	return s.l1(x) + s.lambda*consistencyLoss(s.ax, s.p.y)
 }
@@ -177,39 +171,26 @@ func (s *splitting) mulTResidual(grad []float64) {
 	s.op.mulT(grad, s.r)
 }
 
-// done reports whether the context is done, remembering it.
-func (s *splitting) done() bool {
-	if !s.cancelled && s.ctx != nil && s.ctx.Err() != nil {
-		s.cancelled = true
-	}
-	return s.cancelled
-}
-
 // Func returns f(x) (used by FISTA only with backtracking).
 func (s *splitting) Func(x []float64) float64 {
-	if s.done() {
-		return math.NaN()
-	}
 	s.op.mul(s.ax, x)
 	f, _ := s.loss()
 	return f + s.coupling(nil, x)
 }
 
 // FuncGrad sets grad = A^T r + rho (x - c) and returns f(x): one sweep
-// over the rows of Phi for the full operator, two compact products
-// otherwise (none with A^T when every measurement is satisfied).
+// over the rows of Phi for the full operator (vec.GradSweep: both products
+// in one pass), two compact products otherwise (none with A^T when every
+// measurement is satisfied).
 func (s *splitting) FuncGrad(grad, x []float64) float64 {
-	if s.done() {
-		return math.NaN()
-	}
 	var f float64
 	if s.op.full {
 		p := s.p
 		s.lossSum, s.nviol = 0, 0
-		gradSweep(s.ax, grad, p.phi, p.n, x, s.residual)
+		vec.GradSweep(s.ax, grad, p.phi, p.n, x, s.residual)
 		s.op.products += 2
 		s.op.trans++
-		s.op.work += 1 + float64(s.nviol)/float64(p.m)
+		s.op.work += 2
 		f = s.lambda * s.lossSum / 2
 	} else {
 		s.op.mul(s.ax, x)
