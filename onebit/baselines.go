@@ -167,11 +167,16 @@ func hardThreshold(x []float64, k int, scratch []float64) {
 // as t approaches that value from below: the signed unit vector of the
 // largest |(Phi^T y)_j| (lowest index on ties; e_1 if Phi^T y = 0).
 //
-// It costs one product with Phi^T and allocates nothing. It panics if
-// len(x) != N, and returns an error wrapping ErrBadInput if t is negative
-// or not finite.
+// It costs one product with Phi^T and allocates nothing. It returns an
+// error wrapping ErrBadInput for a nil p, len(x) != N, or a t that is
+// negative or not finite.
 func Passive(p *Problem, x []float64, t float64) error {
-	p.checkLen("Passive", x)
+	switch {
+	case p == nil:
+		return fmt.Errorf("%w: Passive: nil *Problem", ErrBadInput)
+	case len(x) != p.n:
+		return fmt.Errorf("%w: Passive: len(x) = %d, want N = %d", ErrBadInput, len(x), p.n)
+	}
 	if !(t >= 0 && t <= math.MaxFloat64) {
 		return fmt.Errorf("%w: Passive threshold %g, want finite and >= 0", ErrBadInput, t)
 	}

@@ -3,6 +3,7 @@ package onebit_test
 import (
 	"context"
 	"errors"
+	"github.com/stretchr/testify/require"
 	"math"
 	"testing"
 
@@ -108,4 +109,12 @@ func TestPassive(t *testing.T) {
 			t.Errorf("t = %g: %v", th, err)
 		}
 	}
+}
+
+func TestPassiveErrors(t *testing.T) {
+	p := mustProblem(t, mustGenerate(t, 20, 10, 2, 1))
+	require.ErrorIs(t, onebit.Passive(p, make([]float64, 3), 0), onebit.ErrBadInput)
+	require.ErrorIs(t, onebit.Passive(nil, make([]float64, 10), 0), onebit.ErrBadInput)
+	_, err := onebit.BIHT(context.Background(), nil, make([]float64, 10), onebit.BIHTOptions{K: 1, MaxIter: 1})
+	require.ErrorIs(t, err, onebit.ErrBadInput)
 }

@@ -32,6 +32,9 @@ type centerWork struct {
 	rhs    []float64
 	p, d   []float64 // current point (s), scratch (s)
 	passes int       // passes over b (load and major cycles), for the cost
+	// cancelled reports that the last solve stopped because done was
+	// closed (it returned 0).
+	cancelled bool
 }
 
 // Wolfe's algorithm stops when no point improves the current one by more
@@ -67,14 +70,15 @@ func (cw *centerWork) load(m, s int, col func(c int) []float64, y []float64, ski
 	return r
 }
 
-// solve runs Wolfe's algorithm (at most maxIter major cycles) on the loaded rows and writes the unit
+// solve runs Wolfe's algorithm (at most maxIter major cycles, each after a
+// look at done, which may be nil) on the loaded rows and writes the unit
 // direction of the minimum-norm point into x (len s). It returns the
 // smallest margin min_i <b_i, x> (the norm of that point), which is 0 or
 // less when the origin lies in the hull: the signs are then not separable
 // on this support, and x is left unchanged. The norm of Wolfe's point
 // only decreases, so it stops as soon as the margin cannot exceed floor
 // (returning 0; floor = 0 asks for the exact answer).
-func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int) float64 {
+func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done <-chan struct{}) float64 {
 	n := cw.rows
 	if n == 0 {
 		return 0
@@ -93,7 +97,16 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int) floa
 	cw.corral = append(cw.corral, i0)
 	cw.lam = append(cw.lam, 1)
 	copy(cw.p, b(i0))
+	cw.cancelled = false
 	for it := 0; it < maxIter; it++ {
+		if done != nil {
+			select {
+			case <-done:
+				cw.cancelled = true
+				return 0
+			default:
+			}
+		}
 		pp := vec.Dot(cw.p, cw.p)
 		if pp <= wolfeTol || pp <= floor*floor {
 			return 0 // the origin is in the hull, or the margin will not beat floor

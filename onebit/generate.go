@@ -1,6 +1,7 @@
 package onebit
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -13,6 +14,9 @@ type GenOptions struct {
 	// Flip is the probability that a measurement's sign is flipped
 	// (noise); in [0, 1].
 	Flip float64
+	// MaxEntries caps M*N, checked before anything is allocated; 0 means
+	// DefaultMaxEntries. Raise it to generate larger instances.
+	MaxEntries int
 	// Seed makes the instance reproducible: equal options give equal
 	// instances on every machine of one architecture, whatever its CPU
 	// features. Across architectures an entry of Phi can differ by 1 ulp
@@ -21,6 +25,12 @@ type GenOptions struct {
 	// changes y only for a measurement within rounding of zero.
 	Seed uint64
 }
+
+// DefaultMaxEntries is the default cap on M*N in Generate: 2^27 entries,
+// a 1 GiB matrix (N = M = 11585). A request above it is more likely a
+// mistake than an experiment, and would otherwise exhaust the memory of
+// the process.
+const DefaultMaxEntries = 1 << 27
 
 // Instance is a generated problem with its ground truth.
 type Instance struct {
@@ -45,15 +55,21 @@ type Instance struct {
 // zero (probability 0) is redrawn. y_i = sign((Phi X)_i) with sign(0) = +1,
 // then negated where the uniform is below Flip.
 //
-// It returns an error wrapping ErrBadInput for out-of-range options
-// (including M*N overflowing an int).
+// It returns an error wrapping ErrBadInput, before allocating anything, for
+// out-of-range options, including M*N above opt.MaxEntries (default
+// DefaultMaxEntries) or overflowing an int.
 func Generate(opt GenOptions) (*Instance, error) {
 	m, n, k := opt.M, opt.N, opt.K
 	switch {
 	case m < 1 || n < 1 || k < 1 || k > n:
 		return nil, fmt.Errorf("%w: Generate M, N, K = %d, %d, %d, want M, N >= 1 and 1 <= K <= N", ErrBadInput, m, n, k)
+	case opt.MaxEntries < 0:
+		return nil, fmt.Errorf("%w: Generate MaxEntries = %d, want >= 0", ErrBadInput, opt.MaxEntries)
 	case m > math.MaxInt/n:
 		return nil, fmt.Errorf("%w: Generate M*N = %d*%d overflows", ErrBadInput, m, n)
+	case m*n > cmp.Or(opt.MaxEntries, DefaultMaxEntries):
+		return nil, fmt.Errorf("%w: Generate M*N = %d*%d = %d entries, above the cap of %d (GenOptions.MaxEntries)",
+			ErrBadInput, m, n, m*n, cmp.Or(opt.MaxEntries, DefaultMaxEntries))
 	case !(opt.Flip >= 0 && opt.Flip <= 1):
 		return nil, fmt.Errorf("%w: Generate Flip = %g, want in [0, 1]", ErrBadInput, opt.Flip)
 	}

@@ -149,7 +149,6 @@ func TestProblemPanics(t *testing.T) {
 		"Objective":      func() { p.Objective(make([]float64, 3), 1) },
 		"Hamming":        func() { p.Hamming(make([]float64, 5)) },
 		"BestCoordinate": func() { p.BestCoordinate(nil, 1) },
-		"Passive":        func() { _ = onebit.Passive(p, make([]float64, 3), 0) },
 	} {
 		func() {
 			defer func() {

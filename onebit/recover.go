@@ -449,18 +449,16 @@ func (s *Solver) search(ctx context.Context, p *Problem, x []float64, opt *Recov
 	s.slots(s.x[:s.op.k], x)
 	res.Outliers = s.markOutliers(p, opt.Cap)
 	s.wolfeCap = opt.RefitMaxIter
+	s.done, s.cancelled = ctx.Done(), false
+	defer func() { s.done = nil }()
 	if opt.Refit {
-		if err := s.refit(ctx, p, res); err != nil {
-			return err
-		}
+		s.refit(p, res)
 	}
 	if opt.Prune {
 		s.prune(p, res)
 	}
 	if opt.Swap {
-		if err := s.swap(ctx, p, res); err != nil {
-			return err
-		}
+		s.swap(p, res)
 		if opt.Prune {
 			s.prune(p, res)
 		}
@@ -470,6 +468,9 @@ func (s *Solver) search(ctx context.Context, p *Problem, x []float64, opt *Recov
 	}
 	s.unslot(x, s.x[:s.op.k])
 	normalize(x)
+	if s.cancelled {
+		return fmt.Errorf("onebit: Recover cancelled in the support search: %w", ctx.Err())
+	}
 	return nil
 }
 
@@ -540,7 +541,8 @@ func (s *Solver) margin(p *Problem, sup []int, floor float64, res *RecoverResult
 	cw := &s.cw
 	cw.passes = 0
 	cw.load(p.m, q, func(u int) []float64 { return s.column(p, sup[u]) }, p.y, s.skipOut)
-	mg := cw.solve(xc, q, floor, s.wolfeCap)
+	mg := cw.solve(xc, q, floor, s.wolfeCap, s.done)
+	s.cancelled = s.cancelled || cw.cancelled
 	res.Margins++
 	res.WolfeIterations += cw.passes - 1
 	s.ws.work += float64(cw.passes*q) / float64(p.n)
@@ -600,15 +602,12 @@ func (s *Solver) inSupport(j int) bool {
 // refit completes the support until the signs not flagged as outliers are
 // separable on it (see RecoverOptions.Refit), refitting the direction on
 // each new support by its center (on the measurements it satisfies).
-func (s *Solver) refit(ctx context.Context, p *Problem, res *RecoverResult) error {
+func (s *Solver) refit(p *Problem, res *RecoverResult) {
 	limit := max(2, len(s.support()))
 	added := 0
-	for added < limit {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("onebit: Recover cancelled in the refit: %w", err)
-		}
+	for added < limit && !s.cancelled {
 		if s.margin(p, s.support(), 0, res) > 0 {
-			return nil
+			return
 		}
 		// BIHT's gradient at the current estimate, over all coordinates,
 		// on the measurements that are not outliers.
@@ -624,12 +623,12 @@ func (s *Solver) refit(ctx context.Context, p *Problem, res *RecoverResult) erro
 		s.full.mulT(s.g, r)
 		cands := s.candidates(p, s.g, refitCandidates)
 		if len(cands) == 0 {
-			return nil
+			return
 		}
 		// Greedy along this list: the candidate that makes the signs
 		// separable with the largest margin, else the first (largest
 		// gradient) and try the rest again with it.
-		for len(cands) > 0 && added < limit {
+		for len(cands) > 0 && added < limit && !s.cancelled {
 			sup := s.support()
 			best, bestM := 0, 0.0
 			for t, c := range cands {
@@ -643,18 +642,17 @@ func (s *Solver) refit(ctx context.Context, p *Problem, res *RecoverResult) erro
 			added++
 			res.Expanded++
 			if bestM > 0 {
-				return nil
+				return
 			}
 		}
 		s.centerSkip(p, res) // a direction for the next gradient
 	}
-	return nil
 }
 
 // prune drops, one at a time, the coordinate whose removal leaves the
 // largest positive margin (see RecoverOptions.Prune).
 func (s *Solver) prune(p *Problem, res *RecoverResult) {
-	for {
+	for !s.cancelled {
 		sup := s.support()
 		q := len(sup)
 		if q <= 1 {
@@ -669,7 +667,7 @@ func (s *Solver) prune(p *Problem, res *RecoverResult) {
 				bestT, bestM = t, mg
 			}
 		}
-		if bestT < 0 {
+		if bestT < 0 || s.cancelled {
 			return
 		}
 		s.x[sup[bestT]] = 0
@@ -682,20 +680,17 @@ func (s *Solver) prune(p *Problem, res *RecoverResult) {
 // with the largest |q_j|, q = sum over the support vectors i of Wolfe's
 // weight lambda_i times y_i a_i/||a_i|| (the rate at which the margin
 // grows along e_j).
-func (s *Solver) swap(ctx context.Context, p *Problem, res *RecoverResult) error {
+func (s *Solver) swap(p *Problem, res *RecoverResult) {
 	cw := &s.cw
 	for range swapMaxRounds {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("onebit: Recover cancelled in a swap: %w", err)
-		}
 		sup := s.support()
 		q := len(sup)
-		if q == 0 {
-			return nil
+		if q == 0 || s.cancelled {
+			return
 		}
 		mu := s.margin(p, sup, 0, res)
 		if mu <= 0 {
-			return nil
+			return
 		}
 		qv := s.g
 		clear(qv)
@@ -719,13 +714,12 @@ func (s *Solver) swap(ctx context.Context, p *Problem, res *RecoverResult) error
 				s.x[c] = 0
 			}
 		}
-		if bc < 0 {
-			return nil
+		if bc < 0 || s.cancelled {
+			return
 		}
 		s.x[bc], s.x[sup[bt]] = s.x[sup[bt]], 0
 		res.Swapped++
 	}
-	return nil
 }
 
 // center replaces the estimate on its support by the center of the
@@ -734,7 +728,7 @@ func (s *Solver) swap(ctx context.Context, p *Problem, res *RecoverResult) error
 // the estimate satisfies.
 func (s *Solver) center(p *Problem, res *RecoverResult) {
 	sup := s.support()
-	if len(sup) == 0 {
+	if len(sup) == 0 || s.cancelled {
 		return
 	}
 	res.Margin = s.margin(p, sup, 0, res)
@@ -767,11 +761,12 @@ func (s *Solver) centerSkip(p *Problem, res *RecoverResult) float64 {
 	cw.passes = 0
 	cw.load(p.m, q, func(u int) []float64 { return s.column(p, sup[u]) }, p.y,
 		func(i int) bool { return s.out[i] || sign(ax[i]) != p.y[i] })
-	mg := cw.solve(xc, q, 0, s.wolfeCap)
+	mg := cw.solve(xc, q, 0, s.wolfeCap, s.done)
+	s.cancelled = s.cancelled || cw.cancelled
 	res.Margins++
 	res.WolfeIterations += cw.passes - 1
 	s.ws.work += float64(cw.passes*q) / float64(p.n)
-	if mg > 0 {
+	if mg > 0 && !s.cancelled {
 		for u, c := range sup {
 			s.x[c] = xc[u]
 		}

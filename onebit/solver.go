@@ -220,8 +220,10 @@ type Solver struct {
 	save       []float64 // 2N: x and w before a continuation stage
 	saveDual   []float64 // 1+N: the dual before it
 	cw         centerWork
-	wolfeCap   int     // major cycles per margin computation
-	capPrev    float64 // the last stage's loss cap (Recover)
+	wolfeCap   int             // major cycles per margin computation
+	capPrev    float64         // the last stage's loss cap (Recover)
+	done       <-chan struct{} // the search's ctx.Done()
+	cancelled  bool            // the search saw done closed
 	skipOut    func(i int) bool
 	out        []bool    // M: measurements left out as outliers
 	sup, trial []int     // support slots, and a trial support
