@@ -416,27 +416,39 @@ func cmpOnebit(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
 		}
 	}
 	if rc := res.Recovery; rc != nil {
-		title := fmt.Sprintf("recovery, N = %d, K = %d (angular errors: means; times and products: medians)", rc.N, rc.K)
-		keys := []string{"M/N", "quantity"}
-		for _, p := range rc.Points {
-			k := func(q string) []string { return []string{FmtSig(p.Ratio, 3), q} }
-			s.add(i, title, keys, k("neADMM error"), "", p.NeADMM.Mean)
-			s.add(i, title, keys, k("BIHT error"), "", p.BIHT.Mean)
-			s.add(i, title, keys, k("neADMM time"), "ms", p.NeADMMMs.Median)
-			s.add(i, title, keys, k("BIHT time"), "ms", p.BIHTMs.Median)
-			s.add(i, title, keys, k("neADMM products"), "", p.NeADMMProducts.Median)
+		for _, st := range rc.Settings {
+			title := fmt.Sprintf("recovery, %s, N = %d, K = %d, %g%% flipped (angular errors: means; CPU times and products: medians)",
+				st.Family, rc.N, st.K, 100*st.Flip)
+			keys := []string{"M/N", "quantity"}
+			for _, p := range st.Points {
+				k := func(q string) []string { return []string{FmtSig(p.Ratio, 3), q} }
+				s.add(i, title, keys, k("neADMM error"), "", p.NeADMM.Mean)
+				s.add(i, title, keys, k("BIHT error"), "", p.BIHT.Mean)
+				s.add(i, title, keys, k("neADMM CPU time"), "ms", p.NeADMMCPUMs.Median)
+				s.add(i, title, keys, k("BIHT CPU time"), "ms", p.BIHTCPUMs.Median)
+				s.add(i, title, keys, k("neADMM products"), "", p.NeADMMWork.Median)
+			}
+		}
+	}
+	if sc := res.Scaling; sc != nil {
+		title := "cost vs N (M = N, K = 10; CPU times: medians)"
+		keys := []string{"N", "quantity"}
+		for _, p := range sc.Points {
+			k := func(q string) []string { return []string{itoa(p.N), q} }
+			s.add(i, title, keys, k("neADMM CPU time"), "ms", p.NeADMMCPUMs.Median)
+			s.add(i, title, keys, k("BIHT CPU time"), "ms", p.BIHTCPUMs.Median)
 		}
 	}
 	if sp := res.Speed; sp != nil {
-		title := "speed of one default solve"
-		keys := []string{"N = M", "quantity"}
-		k := func(q string) []string { return []string{itoa(sp.N), q} }
-		s.add(i, title, keys, k("solve time (median)"), "ms", sp.SolveMs.Median)
-		s.add(i, title, keys, k("one MulVec"), "ns", sp.MulVecUs*1e3)
-		s.add(i, title, keys, k("one MulTransVec"), "ns", sp.MulTransVecUs*1e3)
-		s.add(i, title, keys, k("share in products"), "", sp.ProductShare)
-		s.add(i, title, keys, k("iterations"), "", float64(sp.Iterations))
-		s.add(i, title, keys, k("BIHT time"), "ms", sp.BIHTMs)
+		title := "speed of one solve"
+		keys := []string{"N = M", "options", "quantity"}
+		for _, r := range sp.Rows {
+			k := func(q string) []string { return []string{itoa(sp.N), r.Options, q} }
+			s.add(i, title, keys, k("CPU time (median)"), "ms", r.CPUMs.Median)
+			s.add(i, title, keys, k("products (full)"), "", r.Work)
+			s.add(i, title, keys, k("iterations"), "", float64(r.Iterations))
+		}
+		s.add(i, title, keys, []string{itoa(sp.N), "BIHT", "CPU time"}, "ms", sp.BIHTCPUMs)
 	}
 	return nil
 }

@@ -289,7 +289,8 @@ func TestTourArgs(t *testing.T) {
 func TestTour(t *testing.T) {
 	setTourArgs(t, "kernels", "-sizes", "64", "-time", "1ms", "-reps", "3", "-kernels", "dot,axpy")
 	setTourArgs(t, "onebit", "-grid-n", "64", "-grid-m", "20,40,60", "-grid-k", "4", "-grid-seeds", "1",
-		"-rec-n", "60", "-rec-k", "3", "-rec-ratios", "0.5,1,2", "-rec-seeds", "1", "-speed-n", "0")
+		"-rec-n", "60", "-rec-families", "gauss/3", "-rec-flips", "0", "-rec-ratios", "0.5,1,2", "-rec-seeds", "1",
+		"-scale-seeds", "0", "-speed-n", "0")
 	setTourArgs(t, "latency", "-ops", "dot,bag", "-sizes", "64", "-scale", "0.01", "-goroutines", "1")
 
 	dir := t.TempDir()
@@ -330,7 +331,7 @@ func TestTour(t *testing.T) {
 			// Curves, not lone points, when the arguments ask for them.
 			var res OnebitResult
 			require.NoError(t, json.Unmarshal(sec.Results, &res))
-			if res.Grid == nil || len(res.Grid.Cells) < 3 || res.Recovery == nil || len(res.Recovery.Points) < 3 {
+			if res.Grid == nil || len(res.Grid.Cells) < 3 || res.Recovery == nil || len(res.Recovery.Settings) == 0 || len(res.Recovery.Settings[0].Points) < 3 {
 				t.Errorf("onebit tour: %+v", res)
 			}
 			if strings.Join(sec.Figures, ",") != "onebit-objective.svg,onebit-recovery.svg" {
@@ -422,11 +423,11 @@ func TestInterruptAfterUnits(t *testing.T) {
 				}
 			}},
 		{"onebit", []string{"-grid-n", "64", "-grid-m", "20,40,60", "-grid-k", "2,4", "-grid-seeds", "1", "-rec-n", "60",
-			"-rec-k", "3", "-rec-seeds", "1", "-speed-n", "0"}, 4,
+			"-rec-families", "gauss/3", "-rec-seeds", "1", "-scale-seeds", "0", "-speed-n", "0"}, 4,
 			[]int{3, 1}, []string{"onebit-objective.svg"}, func(t *testing.T, raw json.RawMessage, notes []string) {
 				var res OnebitResult
 				require.NoError(t, json.Unmarshal(raw, &res))
-				if res.Grid == nil || len(res.Grid.Cells) != 4 || res.Recovery != nil || res.Speed != nil {
+				if res.Grid == nil || len(res.Grid.Cells) != 4 || res.Recovery != nil || res.Scaling != nil || res.Speed != nil {
 					t.Fatalf("results %+v", res)
 				}
 				if c := res.Grid.Cells[3]; c.K != 4 || c.M != 20 {

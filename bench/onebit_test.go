@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"math"
 	"os"
 	"path/filepath"
@@ -43,13 +45,15 @@ func TestOnebitJSONAndSVG(t *testing.T) {
 	dir := t.TempDir()
 	js, svgDir := filepath.Join(dir, "out.json"), filepath.Join(dir, "svg")
 	code, out, errs := runBench(context.Background(), "onebit", "-grid-n", "64", "-grid-m", "20,40,60", "-grid-k", "2,4",
-		"-grid-seeds", "2", "-rec-n", "60", "-rec-k", "3", "-rec-ratios", "0.5,1,2", "-rec-seeds", "2", "-speed-n", "50",
+		"-grid-seeds", "2", "-rec-n", "60", "-rec-families", "gauss/3,rademacher/4", "-rec-flips", "0,0.1",
+		"-rec-ratios", "0.5,1,2", "-rec-seeds", "2", "-scale-n", "20,40", "-scale-seeds", "2", "-speed-n", "50",
 		"-json", js, "-svg", svgDir, "-quiet", "-seed", "3")
 	if code != exitOK {
 		t.Fatalf("exit %d, stderr:\n%s", code, errs)
 	}
 	sec := readOnebit(t, js).Sections[0]
-	if sec.Status != "ok" || len(sec.Tables) != 2+1+1 {
+	// Two grid panels, 2 families x 2 flip rates, the scaling, the speed.
+	if sec.Status != "ok" || len(sec.Tables) != 2+4+1+1 {
 		t.Fatalf("status %q, %d tables", sec.Status, len(sec.Tables))
 	}
 	for _, tab := range sec.Tables {
@@ -80,35 +84,49 @@ func TestOnebitJSONAndSVG(t *testing.T) {
 		}
 	}
 	rc := res.Recovery
-	if rc == nil || len(rc.Points) != 3 || rc.Seeds != 2 {
-		t.Fatalf("recovery: %+v", rc)
-	}
-	for i, pt := range rc.Points {
-		if i > 0 && !(pt.Ratio > rc.Points[i-1].Ratio && pt.M > rc.Points[i-1].M) {
-			t.Errorf("ratios or M not increasing at %d", i)
-		}
-		if pt.M != int(math.Round(pt.Ratio*60)) {
-			t.Errorf("ratio %g: M = %d", pt.Ratio, pt.M)
-		}
-		for _, st := range []Stat{pt.NeADMM, pt.BIHT, pt.Passive} {
-			if st.N != 2 || len(st.Samples) != 2 {
-				t.Errorf("ratio %g: %d samples", pt.Ratio, st.N)
+	require.NotNil(t, rc)
+	require.Len(t, rc.Settings, 4)
+	require.Equal(t, 2, rc.Seeds)
+	for si, st := range rc.Settings {
+		assert.Equal(t, []string{"gauss", "gauss", "rademacher", "rademacher"}[si], st.Family)
+		assert.Equal(t, []float64{0, 0.1, 0, 0.1}[si], st.Flip)
+		require.Len(t, st.Points, 3)
+		for i, pt := range st.Points {
+			if i > 0 {
+				assert.Greater(t, pt.Ratio, st.Points[i-1].Ratio)
+				assert.Greater(t, pt.M, st.Points[i-1].M)
 			}
-			for _, e := range st.Samples {
-				if !(e >= 0 && e <= 1) {
-					t.Errorf("ratio %g: angular error %v outside [0, 1]", pt.Ratio, e)
+			assert.Equal(t, int(math.Round(pt.Ratio*60)), pt.M)
+			for _, sv := range []Stat{pt.NeADMM, pt.BIHT, pt.Passive} {
+				require.Len(t, sv.Samples, 2)
+				for _, e := range sv.Samples {
+					assert.True(t, e >= 0 && e <= 1, "angular error %v outside [0, 1]", e)
 				}
 			}
-		}
-		if pt.Wins < 0 || pt.Wins > 2 || !(pt.NeADMMProducts.Min > pt.BIHTProducts.Max) || pt.NeADMMSupport < 1 {
-			t.Errorf("ratio %g: %+v", pt.Ratio, pt)
+			assert.True(t, pt.Wins >= 0 && pt.Wins <= 2)
+			assert.Positive(t, pt.NeADMMWork.Min)
+			assert.Positive(t, pt.BIHTWork.Min)
+			assert.Positive(t, pt.NeADMMCPUMs.Min)
+			assert.Positive(t, pt.CPURatio.Min)
+			assert.GreaterOrEqual(t, pt.NeADMMSupport.Min, 1.0)
 		}
 	}
+	sc := res.Scaling
+	require.NotNil(t, sc)
+	require.Len(t, sc.Points, 2)
+	assert.Equal(t, []int{20, 40}, []int{sc.Points[0].N, sc.Points[1].N})
+	assert.False(t, math.IsNaN(sc.NeADMMSlope) || math.IsNaN(sc.BIHTSlope))
 	sp := res.Speed
-	if sp == nil || sp.N != 50 || !(sp.SolveMs.Median > 0) || sp.MulVecs < sp.InnerIterations || sp.MulTransVecs > sp.MulVecs ||
-		!(sp.MulVecUs > 0 && sp.MulTransVecUs > 0) || math.IsNaN(sp.ProductShare) {
-		t.Errorf("speed: %+v", sp)
-	}
+	require.NotNil(t, sp)
+	require.Len(t, sp.Rows, 2)
+	assert.Equal(t, 50, sp.N)
+	def, paper := sp.Rows[0], sp.Rows[1]
+	assert.Equal(t, "default", def.Options)
+	assert.Positive(t, def.WorkingSet)
+	assert.Zero(t, paper.WorkingSet)
+	assert.Less(t, def.Work, paper.Work, "the working set must cost less than the full matrix")
+	assert.LessOrEqual(t, def.Objective, sp.BestCoord*(1+1e-12), "the coordinate check")
+	assert.Positive(t, def.CPUMs.Median)
 	if strings.Join(sec.Figures, ",") != "onebit-objective.svg,onebit-recovery.svg" {
 		t.Fatalf("figures %v", sec.Figures)
 	}
@@ -125,7 +143,9 @@ func TestOnebitFlagsAndInterrupt(t *testing.T) {
 	ctx := context.Background()
 	for _, args := range [][]string{
 		{"-grid-m", "50,40"}, {"-grid-k", "600"}, {"-rec-ratios", "1,0.5"}, {"-rec-ratios", "x"},
-		{"-rec-k", "0"}, {"-workers", "0"}, {"-lambda", "0"}, {"-grid-seeds", "-1"},
+		{"-rec-families", "gauss/0"}, {"-rec-families", "other/3"}, {"-rec-families", "gauss/2000"}, {"-rec-flips", "0.1,0"},
+		{"-rec-flips", "0.5"}, {"-scale-n", "5"}, {"-scale-seeds", "-1"},
+		{"-workers", "0"}, {"-lambda", "0"}, {"-grid-seeds", "-1"},
 	} {
 		if code, _, _ := runBench(ctx, append([]string{"onebit", "-quiet"}, args...)...); code != exitUsage {
 			t.Errorf("%q: exit %d, want %d", args, code, exitUsage)
