@@ -825,22 +825,6 @@ func runOnebitScaling(ctx context.Context, env *Env, sc *OnebitScaling, ns []int
 	return nil
 }
 
-// finiteMean is the mean of the finite samples (an exact recovery has
-// SNR +Inf), or 0 if there are none, so the JSON stays valid.
-func finiteMean(s Stat) float64 {
-	sum, n := 0.0, 0
-	for _, v := range s.Samples {
-		if !math.IsInf(v, 0) {
-			sum += v
-			n++
-		}
-	}
-	if n == 0 {
-		return 0
-	}
-	return sum / float64(n)
-}
-
 // recoveryFigure draws the angular error against M/N for the three methods
 // in the first setting run (the first family without flips by default),
 // with bars of ± one standard deviation over the instances.

@@ -53,15 +53,26 @@ func (cw *centerWork) load(m, s int, col func(c int) []float64, y []float64, ski
 		if skip != nil && skip(i) {
 			continue
 		}
+		// Plain loops: s is a support's size, too short for the kernels'
+		// call overhead to pay.
 		row := cw.b[r*s : (r+1)*s]
+		ss := 0.0
 		for c := range row {
-			row[c] = col(c)[i]
+			v := col(c)[i]
+			row[c] = v
+			ss += v * v
 		}
-		nr := vec.Nrm2(row)
-		if nr == 0 { // a row that says nothing about the support
+		if ss == 0 { // a row that says nothing about the support
 			continue
 		}
-		vec.Scal(y[i]/nr, row)
+		nr := math.Sqrt(ss)
+		if !(nr > 0 && nr <= math.MaxFloat64) { // under- or overflow: scale first
+			nr = vec.Nrm2(row)
+		}
+		f := y[i] / nr
+		for c := range row {
+			row[c] *= f
+		}
 		cw.rowIdx[r], cw.rowNrm[r] = i, nr
 		r++
 	}
@@ -90,7 +101,7 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 	// Start from the row closest to the current estimate's direction.
 	i0, best := 0, math.Inf(-1)
 	for i := 0; i < n; i++ {
-		if v := vec.Dot(b(i), x); v > best {
+		if v := dotShort(b(i), x); v > best {
 			i0, best = i, v
 		}
 	}
@@ -115,7 +126,7 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 		cw.passes++
 		j, mj := -1, math.Inf(1)
 		for i := 0; i < n; i++ {
-			if v := vec.Dot(b(i), cw.p); v < mj {
+			if v := dotShort(b(i), cw.p); v < mj {
 				j, mj = i, v
 			}
 		}
@@ -177,7 +188,7 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 	}
 	margin := math.Inf(1)
 	for i := 0; i < n; i++ {
-		margin = min(margin, vec.Dot(b(i), cw.p)/np)
+		margin = min(margin, dotShort(b(i), cw.p)/np)
 	}
 	if margin <= 0 {
 		return margin
@@ -206,7 +217,7 @@ func (cw *centerWork) affine(s int) bool {
 		bi := cw.b[i*s : (i+1)*s]
 		for u := 0; u <= t; u++ {
 			j := cw.corral[u]
-			g := vec.Dot(bi, cw.b[j*s:(j+1)*s])
+			g := dotShort(bi, cw.b[j*s:(j+1)*s])
 			a[t*dim+u], a[u*dim+t] = g, g
 		}
 		a[t*dim+q], a[q*dim+t] = 1, 1
@@ -279,4 +290,16 @@ func inCorral(c []int, j int) bool {
 		}
 	}
 	return false
+}
+
+// dotShort is a plain dot product for the short rows of a support (a call
+// into the SIMD kernels costs more than it saves at these lengths). It
+// sums in index order, like the generic kernel.
+func dotShort(a, b []float64) float64 {
+	b = b[:len(a)]
+	t := 0.0
+	for i, v := range a {
+		t += v * b[i]
+	}
+	return t
 }
