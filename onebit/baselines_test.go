@@ -3,9 +3,10 @@ package onebit_test
 import (
 	"context"
 	"errors"
-	"github.com/stretchr/testify/require"
 	"math"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/neadmm/neadmm/onebit"
 	"github.com/neadmm/neadmm/vec"
@@ -20,9 +21,7 @@ func TestBIHT(t *testing.T) {
 		p := mustProblem(t, in)
 		x := make([]float64, 100)
 		res, err := onebit.BIHT(ctx, p, x, onebit.BIHTOptions{K: 3, MaxIter: onebit.DefaultBIHTMaxIter})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if res.Hamming != 0 || res.Fixed || res.Products != 2*res.Iterations || p.Hamming(x) != 0 {
 			t.Errorf("seed %d: %+v, Hamming %g", seed, res, p.Hamming(x))
 		}
@@ -75,9 +74,7 @@ func TestPassive(t *testing.T) {
 	vec.Scal(1.0/100, a) // Phi^T y / M
 	x := make([]float64, 30)
 	for _, th := range []float64{0, 0.05, 0.1} {
-		if err := onebit.Passive(p, x, th); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, onebit.Passive(p, x, th))
 		want := make([]float64, 30)
 		for j, v := range a {
 			want[j] = math.Copysign(max(math.Abs(v)-th, 0), v)
@@ -97,9 +94,7 @@ func TestPassive(t *testing.T) {
 		}
 	}
 	for _, th := range []float64{math.Abs(a[jmax]), 10} {
-		if err := onebit.Passive(p, x, th); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, onebit.Passive(p, x, th))
 		if x[jmax] != math.Copysign(1, a[jmax]) || nonzeros(x) != 1 {
 			t.Errorf("t = %g: %v, want ±e_%d", th, x, jmax)
 		}

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/neadmm/neadmm/onebit"
 	"github.com/neadmm/neadmm/vec"
 )
@@ -15,9 +17,7 @@ import (
 func TestGenerate(t *testing.T) {
 	o := onebit.GenOptions{M: 300, N: 400, K: 12, Seed: 11}
 	a, err := onebit.Generate(o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, _ := onebit.Generate(o)
 	if !equal(a.Phi, b.Phi) || !equal(a.X, b.X) || !equal(a.Y, b.Y) {
 		t.Error("same options, different instances")
@@ -57,16 +57,12 @@ func TestGenerate(t *testing.T) {
 
 func TestGenerateFlips(t *testing.T) {
 	all, err := onebit.Generate(onebit.GenOptions{M: 50, N: 10, K: 2, Flip: 1, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if h := mustProblem(t, all).Hamming(all.X); h != 1 || all.Flipped != 50 {
 		t.Errorf("Flip = 1: Hamming %g, flipped %d", h, all.Flipped)
 	}
 	in, err := onebit.Generate(onebit.GenOptions{M: 10000, N: 5, K: 2, Flip: 0.1, Seed: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Binomial(10000, 0.1): mean 1000, sd 30; allow 5 sd.
 	h := mustProblem(t, in).Hamming(in.X)
 	if in.Flipped < 850 || in.Flipped > 1150 || h != float64(in.Flipped)/10000 {
@@ -145,9 +141,7 @@ func TestGenerateReproducible(t *testing.T) {
 		t.Skipf("no digest recorded for GOARCH=%s", runtime.GOARCH)
 	}
 	in, err := onebit.Generate(onebit.GenOptions{M: 300, N: 200, K: 7, Flip: 0.05, Seed: 42})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	h := fnv.New64a()
 	var b [8]byte
 	put := func(v uint64) {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/neadmm/neadmm/onebit"
 	"github.com/neadmm/neadmm/vec"
 )
@@ -12,18 +14,14 @@ import (
 func mustProblem(t testing.TB, in *onebit.Instance) *onebit.Problem {
 	t.Helper()
 	p, err := in.Problem()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return p
 }
 
 func mustGenerate(t testing.TB, m, n, k int, seed uint64) *onebit.Instance {
 	t.Helper()
 	in, err := onebit.Generate(onebit.GenOptions{M: m, N: n, K: k, Seed: seed})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return in
 }
 
@@ -61,9 +59,7 @@ func TestNorm2(t *testing.T) {
 	// Known spectrum: rows 3e_1, 1e_2, 2e_3 and a zero row: ||Phi||^2 = 9.
 	phi := []float64{3, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0}
 	p, err := onebit.NewProblem(phi, 4, 3, []float64{1, 1, -1, 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// The estimate is the power method's value times 1.02; the power
 	// method converges here to 9 within its 1e-6 relative tolerance.
 	if got := p.Norm2(); math.Abs(got-9*1.02) > 1e-5*9 {
@@ -106,9 +102,7 @@ func TestObjectiveHammingBestCoordinate(t *testing.T) {
 	// Phi = [1 2; -1 1; 0 -3], y = (1, 1, -1).
 	phi := []float64{1, 2, -1, 1, 0, -3}
 	p, err := onebit.NewProblem(phi, 3, 2, []float64{1, 1, -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// x = (1, 0): Phi x = (1, -1, 0); y*Phi x = (1, -1, 0): loss 1/2,
 	// signs (+, -, +) vs y: rows 2 and 3 disagree (sign(0) = +1).
 	x := []float64{1, 0}

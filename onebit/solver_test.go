@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/neadmm/neadmm/neadmm"
 	"github.com/neadmm/neadmm/onebit"
 	"github.com/neadmm/neadmm/vec"
@@ -83,9 +85,7 @@ func TestSolveStationary(t *testing.T) {
 			o.Lambda = lambda
 			x := make([]float64, 60)
 			res, err := s.Solve(context.Background(), p, x, o)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if res.Reason != neadmm.StopConverged {
 				t.Errorf("seed %d lambda %g: %v after %d iterations (r %g, s %g)", seed, lambda, res.Reason, res.Iterations, res.Primal, res.Dual)
 			}
@@ -116,14 +116,10 @@ func TestSolveNoWorseThanTruthAndStart(t *testing.T) {
 		p := mustProblem(t, in)
 		x := make([]float64, 128)
 		res, err := s.Solve(context.Background(), p, x, onebit.DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		truth, start := p.Objective(in.X, 0.01), startObjective(p, 0.01)
 		pass := make([]float64, 128)
-		if err := onebit.Passive(p, pass, math.Sqrt(math.Log(128)/80)); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, onebit.Passive(p, pass, math.Sqrt(math.Log(128)/80)))
 		passive := p.Objective(pass, 0.01)
 		if res.Objective > truth || res.Objective > start || res.Objective > passive {
 			t.Errorf("seed %d: objective %v, truth %v, start Phi^T y %v, passive %v", seed, res.Objective, truth, start, passive)
@@ -145,13 +141,9 @@ func TestPaperSettingsStall(t *testing.T) {
 	var s onebit.Solver
 	x := make([]float64, 512)
 	paper, err := s.Solve(context.Background(), p, x, onebit.PaperOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	def, err := s.Solve(context.Background(), p, x, onebit.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if paper.Reason != neadmm.StopMaxIter || paper.Primal < 0.5 {
 		t.Errorf("paper settings: %v, ||r|| = %g; expected a stall", paper.Reason, paper.Primal)
 	}
@@ -167,9 +159,7 @@ func TestSolveStarts(t *testing.T) {
 	solve := func(o onebit.Options, x []float64) (onebit.Result, []float64) {
 		t.Helper()
 		res, err := s.Solve(ctx, p, x, o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return res, x
 	}
 	def := onebit.DefaultOptions()
@@ -316,9 +306,7 @@ func TestSolveCancelAndCallback(t *testing.T) {
 	o = onebit.DefaultOptions()
 	o.MaxIter = 7
 	plain, err := s.Solve(context.Background(), p, x, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	o.Callback = func(neadmm.Iteration) bool { return false }
 	logged, err := s.Solve(context.Background(), p, x, o)
 	if err != nil || logged.Iterations != plain.Iterations || logged.InnerIterations != plain.InnerIterations {
@@ -357,9 +345,7 @@ func TestSolveConcurrent(t *testing.T) {
 	var ref onebit.Solver
 	want := make([]float64, 60)
 	wres, err := ref.Solve(context.Background(), p, want, onebit.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var wg sync.WaitGroup
 	for g := 0; g < 4; g++ {
 		wg.Add(1)
