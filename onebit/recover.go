@@ -48,12 +48,14 @@ type RecoverOptions struct {
 	ReweightEps float64
 	// SupportGrowth, if > 0, stops the continuation before a stage that
 	// multiplies the number of non-zeros by more than SupportGrowth (plus
-	// 8, for the tiny supports of the first stages): the estimate of the stage before is kept and the
-	// reweighting is skipped (RecoverResult.Stopped). With flipped signs
-	// the support explodes once lambda is large enough to fit them (from 8
-	// to 46 non-zeros in one stage with 3% of the signs flipped), while
-	// without flips it grows by at most 1.3x per stage (x3 lambda; see the
-	// package documentation). 0 (never) or finite and > 1.
+	// 8, for the tiny supports of the first stages) or whose working set
+	// would outgrow a quarter of the columns: the estimate of the stage
+	// before is kept and the reweighting is skipped
+	// (RecoverResult.Stopped). With flipped signs the support explodes once
+	// lambda is large enough to fit them (from 8 to 46 non-zeros in one
+	// stage with 3% of the signs flipped), while without flips it grows by
+	// at most 1.3x per stage (x3 lambda; see the package documentation).
+	// 0 (never) or finite and > 1.
 	SupportGrowth float64
 	// Cap, if > 0, caps the loss of each measurement: the stages use
 	// min(min(y_i (Phi x)_i, 0)^2, tau^2), and the final steps leave out
@@ -69,11 +71,12 @@ type RecoverOptions struct {
 	// the estimate. Finite and >= 0; 0 is the plain one-sided quadratic.
 	Cap float64
 	// Refit completes the support found (the non-zeros of x) until the
-	// signs not left out as outliers are separable on it: while they are
-	// not, of the 10 coordinates outside with the largest BIHT gradient
-	// |Phi^T (y - sign(Phi x))|_j, the one whose addition gives the largest
-	// margin (see Center) joins, at most as many times as the support had
-	// coordinates.
+	// signs not left out as outliers are separable on it: of the 10
+	// coordinates outside with the largest BIHT gradient
+	// |Phi^T (y - sign(Phi x))|_j, the one whose addition makes them
+	// separable with the largest margin (see Center) joins; if none does,
+	// the first joins and the others are tried again. At most 8
+	// coordinates join (or as many as the support had, if fewer).
 	Refit bool
 	// RefitMaxIter caps the major cycles of each margin computation
 	// (Wolfe's algorithm, see Center); > 0 when Refit, Prune, Swap or
@@ -279,6 +282,7 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 		s.fullInit(p, x)
 	}
 	s.capPrev = math.Inf(1)
+	s.noFull, s.overflow = opt.SupportGrowth > 0, false
 	stage := func(lambda float64, weighted bool, wOff float64) error {
 		s.sp.cap = s.capDepth(p, opt.Cap)
 		r, err := s.stage(ctx, p, opt.stage(lambda, scale), weighted, wOff)
@@ -303,7 +307,7 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 			return res, err
 		}
 		nz := s.nonzeros()
-		if opt.SupportGrowth > 0 && prevNZ > 0 && float64(nz) > opt.SupportGrowth*float64(prevNZ)+supportSlack && !s.op.full {
+		if s.overflow || opt.SupportGrowth > 0 && prevNZ > 0 && float64(nz) > opt.SupportGrowth*float64(prevNZ)+supportSlack && !s.op.full {
 			// The support exploded: the stage fits signs that no sparse
 			// direction explains. Go back to the previous stage's iterate
 			// (zero on the slots added since) and stop there.
@@ -314,7 +318,10 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 			clear(s.x[k0:k])
 			clear(s.w[k0:k])
 			clear(s.dual[1+k0 : 1+k])
-			res.Stopped = true
+			res.Stopped, s.overflow = true, false
+			if prevNZ == 0 { // the first stage: nothing to go back to
+				copy(s.x[:k0], s.save[:k0])
+			}
 			break
 		}
 		prevNZ, lastLambda = nz, lambda
@@ -435,8 +442,12 @@ func (s *Solver) mismatches(p *Problem, x []float64) int {
 	return mismatches(s.sp.ax, p.y)
 }
 
-// Candidates of the refit and of a swap (see RecoverOptions).
+// Candidates of the refit and of a swap (see RecoverOptions); the refit
+// adds at most refitMaxExpand coordinates (or as many as the support had,
+// if fewer): without flipped signs it needed up to 7 here, and with them
+// each addition only fits a few flips at a growing cost.
 const (
+	refitMaxExpand  = 8
 	refitCandidates = 10
 	swapCandidates  = 3
 	swapMaxRounds   = 64
@@ -603,7 +614,7 @@ func (s *Solver) inSupport(j int) bool {
 // separable on it (see RecoverOptions.Refit), refitting the direction on
 // each new support by its center (on the measurements it satisfies).
 func (s *Solver) refit(p *Problem, res *RecoverResult) {
-	limit := max(2, len(s.support()))
+	limit := max(2, min(len(s.support()), refitMaxExpand))
 	added := 0
 	for added < limit && !s.cancelled {
 		if s.margin(p, s.support(), 0, res) > 0 {

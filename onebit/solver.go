@@ -223,6 +223,8 @@ type Solver struct {
 	wolfeCap   int             // major cycles per margin computation
 	capPrev    float64         // the last stage's loss cap (Recover)
 	done       <-chan struct{} // the search's ctx.Done()
+	noFull     bool            // stop a stage instead of leaving the working set
+	overflow   bool            // a stage stopped so
 	cancelled  bool            // the search saw done closed
 	skipOut    func(i int) bool
 	out        []bool    // M: measurements left out as outliers
@@ -325,6 +327,7 @@ func (s *Solver) Solve(ctx context.Context, p *Problem, x []float64, opt Options
 		s.fullInit(p, x)
 	}
 	s.sp.cap = 0
+	s.noFull = false
 	res, err := s.stage(ctx, p, opt, false, 1)
 	s.export(x)
 	if normalize(x) {
@@ -536,6 +539,10 @@ func (s *Solver) stage(ctx context.Context, p *Problem, opt Options, weighted bo
 		}
 		add := viol[:min(len(viol), max(wsBatch, s.ws.k))]
 		if s.ws.k+len(add) > p.n/wsMaxShare {
+			if s.noFull { // Recover: a support this large is an explosion
+				s.overflow = true
+				return res, nil
+			}
 			s.toFull()
 			res.WorkingSet = 0
 			continue
