@@ -96,7 +96,10 @@ type RecoverOptions struct {
 	// angular margin min_i y_i <a_i, x>/||a_i|| over the support's rows
 	// a_i, found exactly by Wolfe's algorithm. Any consistent point of the
 	// cell (BIHT's, for one) may lie near its edge; the center is nearer
-	// the truth on average.
+	// the truth on average. When the signs are not separable on the
+	// support (flipped signs), the coordinates below 5% of the largest are
+	// dropped and the center is that of the measurements the estimate
+	// satisfies.
 	Center bool
 	// WorkingSet runs every stage on a working set of coordinates (see
 	// Options.WorkingSet), kept from stage to stage.
@@ -747,12 +750,27 @@ func (s *Solver) center(p *Problem, res *RecoverResult) {
 		for u, c := range sup {
 			s.x[c] = s.xc[u]
 		}
-	} else {
-		res.Margin = s.centerSkip(p, res)
-	}
-	if res.Margin > 0 {
 		res.Centered = true
+		return
 	}
+	// Not separable: the signs are inconsistent with any direction on this
+	// support (flipped signs). Drop the coordinates below a tenth of the
+	// largest, which fit a few flips each (the support grew to fit them),
+	// and center on the measurements the estimate satisfies.
+	{
+		top := 0.0
+		for _, c := range sup {
+			top = max(top, math.Abs(s.x[c]))
+		}
+		for _, c := range sup {
+			if math.Abs(s.x[c]) < noisyTrim*top {
+				s.x[c] = 0
+				res.Pruned++
+			}
+		}
+	}
+	res.Margin = s.centerSkip(p, res)
+	res.Centered = res.Margin > 0
 }
 
 // centerSkip sets the estimate on its support to the center of the cell
@@ -814,3 +832,10 @@ func growBools(b []bool, n int) []bool {
 	}
 	return b[:n]
 }
+
+// noisyTrim is the fraction of the largest coefficient below which the
+// final step drops a coordinate when the signs are not separable on the
+// support (see RecoverOptions.Center): with 3% of the signs flipped it
+// took the support from 17-23 to 7-8 non-zeros (K = 10, M/N = 1 and 2)
+// at an angular error still half of BIHT's.
+const noisyTrim = 0.05
