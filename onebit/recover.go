@@ -97,9 +97,10 @@ type RecoverOptions struct {
 	// a_i, found exactly by Wolfe's algorithm. Any consistent point of the
 	// cell (BIHT's, for one) may lie near its edge; the center is nearer
 	// the truth on average. When the signs are not separable on the
-	// support (flipped signs), the coordinates below 5% of the largest are
-	// dropped and the center is that of the measurements the estimate
-	// satisfies.
+	// support, the center is that of the measurements the estimate
+	// satisfies; if the earlier steps saw flipped signs
+	// (RecoverResult.Stopped or Outliers), the coordinates below 5% of the
+	// largest are dropped first.
 	Center bool
 	// WorkingSet runs every stage on a working set of coordinates (see
 	// Options.WorkingSet), kept from stage to stage.
@@ -452,8 +453,12 @@ func (s *Solver) mismatches(p *Problem, x []float64) int {
 const (
 	refitMaxExpand  = 8
 	refitCandidates = 10
-	swapCandidates  = 3
-	swapMaxRounds   = 64
+	// searchMaxSupport bounds the supports that refit, prune and swap
+	// work on (their cost grows with the square of the support); larger
+	// ones (flipped signs fitted by many coordinates) go to the center.
+	searchMaxSupport = 32
+	swapCandidates   = 3
+	swapMaxRounds    = 16
 )
 
 // search is steps 3 and 4 of Recover on the estimate x (unit norm),
@@ -465,16 +470,18 @@ func (s *Solver) search(ctx context.Context, p *Problem, x []float64, opt *Recov
 	s.wolfeCap = opt.RefitMaxIter
 	s.done, s.cancelled = ctx.Done(), false
 	defer func() { s.done = nil }()
-	if opt.Refit {
-		s.refit(p, res)
-	}
-	if opt.Prune {
-		s.prune(p, res)
-	}
-	if opt.Swap {
-		s.swap(p, res)
+	if len(s.support()) <= searchMaxSupport {
+		if opt.Refit {
+			s.refit(p, res)
+		}
 		if opt.Prune {
 			s.prune(p, res)
+		}
+		if opt.Swap {
+			s.swap(p, res)
+			if opt.Prune {
+				s.prune(p, res)
+			}
 		}
 	}
 	if opt.Center {
