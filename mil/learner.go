@@ -362,9 +362,11 @@ func Fit(ctx context.Context, d *Dataset, opt Options) (*Model, error) {
 	var scaler *Scaler
 	var data *Dataset
 	if opt.Scaling == ScaleAuto {
-		scaler = FitScaler(d)
 		var err error
-		if data, err = scaler.Apply(d); err != nil {
+		if scaler, err = FitScaler(ctx, d); err != nil {
+			return nil, fmt.Errorf("mil: Fit: %w", err)
+		}
+		if data, err = scaler.Apply(ctx, d); err != nil {
 			return nil, fmt.Errorf("mil: Fit: %w", err)
 		}
 	} else {
@@ -425,7 +427,7 @@ func Fit(ctx context.Context, d *Dataset, opt Options) (*Model, error) {
 	m.opt.Callback = nil
 	copy(m.beta, theta[:nf])
 	if scaler != nil {
-		m.beta0 = scaler.ToRaw(m.beta, m.beta, m.beta0)
+		m.beta0, _ = scaler.ToRaw(m.beta, m.beta, m.beta0) // lengths match by construction
 	}
 	for _, b := range m.beta {
 		if b != 0 {

@@ -49,7 +49,10 @@ func rowScore(d *Dataset, row []float64, i int, beta []float64, beta0 float64) f
 // loops over Row, weights as documented for opt.Weighting, the penalty on
 // the coefficients of the standardized features (|beta_j|*Scale_j).
 func objectiveOf(d *Dataset, opt Options, beta []float64, beta0 float64) float64 {
-	sc := FitScaler(d)
+	sc, err := FitScaler(context.Background(), d)
+	if err != nil {
+		panic(err)
+	}
 	nb := float64(d.NumBags())
 	pos := float64(d.Positives())
 	row := make([]float64, d.NumFeatures())

@@ -150,12 +150,15 @@ type ScoreFunc func(ctx context.Context, train, test *Dataset) ([]float64, error
 // score sees them.
 func Standardized(score ScoreFunc) ScoreFunc {
 	return func(ctx context.Context, train, test *Dataset) ([]float64, error) {
-		s := FitScaler(train)
-		tr, err := s.Apply(train)
+		s, err := FitScaler(ctx, train)
 		if err != nil {
 			return nil, err
 		}
-		te, err := s.Apply(test)
+		tr, err := s.Apply(ctx, train)
+		if err != nil {
+			return nil, err
+		}
+		te, err := s.Apply(ctx, test)
 		if err != nil {
 			return nil, err
 		}
