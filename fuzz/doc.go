@@ -14,6 +14,7 @@
 //	FuzzMaxProx        neadmm.MaxProx against an exhaustive reference
 //	FuzzReadCSV        mil.ReadCSV and Read: no panic, consistent datasets
 //	FuzzReadSparse     mil.ReadSparse and Read: no panic, consistent datasets
+//	FuzzNewSparse      mil.NewSparse against its documented rules; the data layer on what it accepts
 //
 // The vec targets run every input through both kernel paths (switched with
 // internal/testhook) inside guard bands, and decode the fuzzer's bytes into
