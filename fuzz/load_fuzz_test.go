@@ -101,8 +101,8 @@ func FuzzReadSparse(f *testing.F) {
 		"# features 3\ni:b:1 1:1\n",                 // a misspelt header
 		"# features 2 and 3\ni:b:1 1:1\n",           // a comment
 		"\ufeff# features: 2\ni:b:1 1:1\n",          // byte order mark
-		"# features: 4194305\ni:b:1 1:1\n",          // header beyond the cap
-		"i:b:1 4194305:1\n",                         // index beyond the cap
+		"# features: 1048577\ni:b:1 1:1\n",          // header beyond the cap
+		"i:b:1 1048577:1\n",                         // index beyond the cap
 		"i:b 1:1\n",                                 // two fields
 		"i:b:1:1 1:1\n",                             // four fields
 		"i:b:1 1:NaN\n",                             // NaN

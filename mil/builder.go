@@ -56,18 +56,20 @@ const DefaultSparseDensity = 0.15
 // of the same names raise (or lower) them for the loaders, Builder.Build
 // and Dataset.ConvertWith; NewSparse and Dataset.Subset use the defaults.
 //
-// Why these values: a feature costs every fit about 15 float64 vectors of
-// NumFeatures values (the scaler, the coefficients, FISTA's state), so
-// DefaultMaxFeatures (4Mi) bounds that at about 500 MB whatever a file's
-// `# features:` header says, and still admits hashed text features of 2^22
-// buckets. DefaultMaxDenseCells (2^28 values, 2 GiB) is 20 times the
-// largest dense matrix the benchmarks use; beyond it, Auto stores sparse.
-// DefaultMaxLineBytes (16 MiB) is 500 times fox.csv's longest line.
+// Why these values: a fit allocates about 17 float64 vectors of
+// NumFeatures values with ScaleAuto, 11 without (the scaler, the
+// coefficients, FISTA's state; measured at 2^14 to 2^18 features), so
+// DefaultMaxFeatures (2^20, scikit-learn's default for hashed features)
+// bounds that near 140 MB whatever a file's `# features:` header says.
+// DefaultMaxDenseCells (2^28 values, 2 GiB) is 44 times the largest dense
+// matrix timed here (4000 x 1500); beyond it, Auto stores sparse.
+// DefaultMaxLineBytes (16 MiB) is 7600 times fox.csv's longest line
+// (2.2 kB, 230 features), room for a dense row of about a million values.
 const (
 	// DefaultMaxFeatures caps NumFeatures: a `# features:` header, the
 	// largest index of a sparse file or a Builder, the field count of a
 	// CSV line, NewSparse's numFeatures.
-	DefaultMaxFeatures = 1 << 22
+	DefaultMaxFeatures = 1 << 20
 	// MaxFeaturesLimit is the largest NumFeatures any dataset can have,
 	// whatever the options: column indices are stored as int32.
 	MaxFeaturesLimit = math.MaxInt32 - 1

@@ -188,7 +188,7 @@ func TestBuilderErrorsLeaveItUnchanged(t *testing.T) {
 	requireBadInput(t, b.AddSparse("a", "1", 1, []int{MaxFeaturesLimit}, []float64{1}), false, "out of range")
 	require.NoError(t, b.AddSparse("a", "1", 1, []int{DefaultMaxFeatures}, []float64{1}))
 	_, err = b.Build(nil)
-	requireBadInput(t, err, true, "exceed the cap of 4194304 (LoadOptions.MaxFeatures")
+	requireBadInput(t, err, true, "exceed the cap of 1048576 (LoadOptions.MaxFeatures")
 	d, err = b.Build(&LoadOptions{MaxFeatures: DefaultMaxFeatures + 1})
 	require.NoError(t, err)
 	assert.Equal(t, DefaultMaxFeatures+1, d.NumFeatures())
@@ -220,7 +220,7 @@ func TestNewDenseSparseErrors(t *testing.T) {
 		{"sparse cols", func() (*Dataset, error) { return NewSparse([]int{0}, nil, nil, 0, []int{0}, nil) }, false, "numFeatures = 0"},
 		{"sparse cols cap", func() (*Dataset, error) {
 			return NewSparse([]int{0, 1}, []int32{0}, one, DefaultMaxFeatures+1, []int{0, 1}, one)
-		}, true, "numFeatures = 4194305 exceeds DefaultMaxFeatures"},
+		}, true, "numFeatures = 1048577 exceeds DefaultMaxFeatures"},
 		{"rowptr empty", func() (*Dataset, error) { return NewSparse(nil, nil, nil, 2, []int{0, 1}, one) }, false, "rowptr must start with 0"},
 		{"rowptr start", func() (*Dataset, error) {
 			return NewSparse([]int{1, 1}, []int32{0}, one, 2, []int{0, 1}, one)
@@ -313,7 +313,7 @@ func TestConvertAuto(t *testing.T) {
 // The row: Convert with an unknown storage panicked (index out of
 // range) or, with a large dimension, allocated 32 GiB.
 func TestConvertValidates(t *testing.T) {
-	d, err := ReadSparse(strings.NewReader("# features: 4194304\na:1:1 1:1\nb:2:0 4194304:2\n"), nil)
+	d, err := ReadSparse(strings.NewReader("# features: 1048576\na:1:1 1:1\nb:2:0 1048576:2\n"), nil)
 	require.NoError(t, err)
 	for _, s := range []Storage{9, -1, 3} {
 		var c *Dataset
@@ -329,10 +329,10 @@ func TestConvertValidates(t *testing.T) {
 	}
 	require.NoError(t, (*LoadOptions)(nil).Validate())
 
-	// 2 x 4194304 dense is 8Mi cells: within the default cap, refused
+	// 2 x 1048576 dense is 2Mi cells: within the default cap, refused
 	// below a lowered one, before allocating.
 	_, err = d.ConvertWith(&LoadOptions{Storage: Dense, MaxDenseCells: 1 << 20})
-	requireBadInput(t, err, true, "dense storage of 2 x 4194304 values exceeds the cap of 1048576")
+	requireBadInput(t, err, true, "dense storage of 2 x 1048576 values exceeds the cap of 1048576")
 	dd := convert(t, d, Dense)
 	assert.False(t, dd.IsSparse())
 	assert.Equal(t, 2, dd.NNZ())

@@ -14,9 +14,10 @@
 // ../shared/data/README.md; Builder and NewDense/NewSparse build datasets in
 // code; Synthetic generates bags with a planted max rule. The feature
 // matrix is stored dense or CSR by density (DefaultSparseDensity,
-// overridable by LoadOptions and Convert), and MulVec, MulTransVec and Gram
-// take the matching path. Subset shares the storage; FitScaler/Apply
-// standardize with training statistics only.
+// overridable by LoadOptions and Convert/ConvertWith), and MulVec,
+// MulTransVec and Gram take the matching path. Subset shares the storage;
+// FitScaler/Apply standardize with training statistics only, computing
+// them without overflow or underflow at any scale.
 //
 // Evaluation: Evaluate computes the paper's Table 1 metrics (accuracy,
 // precision, recall and F1 at a threshold, ROC AUC, area under the PR
@@ -24,6 +25,38 @@
 // PaperSplit and returns a Report. The paper's numbers came from MATLAB's
 // perfcurve: compare its AUPR with Metrics.AUPRTrapz, not Metrics.AUPR
 // (average precision).
+//
+// # Untrusted input
+//
+// The data layer treats files, arrays and options as untrusted: whatever
+// they hold, it returns an error rather than panicking, hanging or
+// allocating beyond a cap. Every such error matches ErrBadInput under
+// errors.Is; one caused by a cap also matches ErrTooLarge and names the
+// cap; a malformed line of a file is a *ParseError with its line number
+// (and the file name from LoadFile). Options are checked before any input
+// is read (LoadOptions.Validate), and enumeration values outside their
+// constants are errors.
+//
+// The caps, each checked before the allocation it bounds: NumFeatures at
+// most DefaultMaxFeatures (2^20; a `# features:` header, a sparse index,
+// a CSV field count, NewSparse's numFeatures), dense storage of at most
+// DefaultMaxDenseCells values (2^28: Auto stores larger matrices sparse,
+// Dense refuses them, loaders and Builder accumulate sparse beyond it),
+// lines of at most DefaultMaxLineBytes (16 MiB). LoadOptions raises or
+// lowers each for the loaders, Builder.Build and ConvertWith. Within
+// them, the loaders allocate in proportion to their input (at most about
+// 40 bytes per input byte, garbage included, measured on the least
+// favourable shapes), so a tiny file cannot exhaust memory; to bound the
+// input itself, wrap the reader in an io.LimitedReader. Subset refuses
+// repeated bags that would make a subset larger than twice its dataset and
+// DefaultMaxDenseCells values, since a copy of it and a fit on it are sized
+// by it.
+//
+// What panics in the data layer: BagRange, BagID and InstanceID for an
+// index out of range, as slice indexing does (the index comes from the
+// caller's loop, not from data). Row, Subset, Convert, the constructors,
+// the loaders and the Scaler's methods return errors, length mismatches
+// included.
 //
 // # The learner
 //

@@ -362,9 +362,9 @@ func TestLoaderHugeDimension(t *testing.T) {
 	require.Len(t, header, 43)
 	scattered := "a:1:1 2147483646:2\nb:2:0 3:3\nc:1:1 1:-1\n"
 	for _, c := range []struct{ name, in, msg string }{
-		{"header", header, "line 1: # features: 2147483646 exceeds the cap of 4194304 (LoadOptions.MaxFeatures"},
-		{"index", scattered, "line 1: feature index 2147483646 exceeds the cap of 4194304 features"},
-		{"index past the cap", "a:1:1 4194305:2\nb:2:0 3:3\n", "line 1: feature index 4194305 exceeds the cap"},
+		{"header", header, "line 1: # features: 2147483646 exceeds the cap of 1048576 (LoadOptions.MaxFeatures"},
+		{"index", scattered, "line 1: feature index 2147483646 exceeds the cap of 1048576 features"},
+		{"index past the cap", "a:1:1 1048577:2\nb:2:0 3:3\n", "line 1: feature index 1048577 exceeds the cap"},
 	} {
 		for _, read := range []func(io.Reader, *LoadOptions) (*Dataset, error){ReadSparse, Read} {
 			var d *Dataset
@@ -378,7 +378,7 @@ func TestLoaderHugeDimension(t *testing.T) {
 		}
 	}
 	// At the cap: accepted.
-	d, err := ReadSparse(strings.NewReader("a:1:1 4194304:2\nb:2:0 3:3\n"), nil)
+	d, err := ReadSparse(strings.NewReader("a:1:1 1048576:2\nb:2:0 3:3\n"), nil)
 	require.NoError(t, err)
 	assert.Equal(t, DefaultMaxFeatures, d.NumFeatures())
 
@@ -590,7 +590,7 @@ func TestLoaderMemoryProportional(t *testing.T) {
 	}
 	const n = 50000
 	inputs := map[string]string{
-		"sparse, empty instances, huge header": "# features: 4194304\n" + gen(n, func(int) string { return "a:b:1\n" }),
+		"sparse, empty instances, huge header": "# features: 1048576\n" + gen(n, func(int) string { return "a:b:1\n" }),
 		"sparse, a bag per instance":           gen(n, func(i int) string { return "i:" + strconv.Itoa(i) + ":1 1:1\n" }),
 		"sparse, many features":                gen(n/10, func(i int) string { return "i:b:1" + manyFeatures(50) + "\n" }),
 		"sparse, scattered bags":               gen(n, func(i int) string { return "i:" + strconv.Itoa(i%2) + ":" + strconv.Itoa(i%2) + " 3:1\n" }),
