@@ -77,7 +77,7 @@ type csr struct {
 }
 
 // hugeInts are the values a 0x80 byte selects for an index entry.
-var hugeInts = [...]int{math.MaxInt, math.MinInt, math.MaxInt32, 1 << 40, -1}
+var hugeInts = [...]int{math.MaxInt, math.MinInt, math.MaxInt32, 1 << 30, -1}
 
 // decodeCSR reads the arrays: a byte for the number of rows (0..15), one
 // for the columns (0..31, or a huge count for 0xfe and a negative one for

@@ -420,9 +420,9 @@ func TestSizeAccessors(t *testing.T) {
 	assert.Equal(t, 2+4+2.0, sub.storedValues()) // bag 1 (1 entry, 1 row), bag 0 (2, 2), bag 1
 	dd := convert(t, d, Dense)
 	assert.Equal(t, 15.0, dd.storedValues())
-	// No overflow for a dimension product beyond int64.
-	huge := &Dataset{m: &storage{rows: 1 << 40, cols: 1 << 30}, bagPtr: []int{0, 1 << 40}, labels: []float64{1}}
-	assert.Equal(t, math.Ldexp(1, 70), huge.denseCells())
+	// No overflow for a dimension product beyond int (32 or 64 bits).
+	huge := &Dataset{m: &storage{rows: math.MaxInt, cols: math.MaxInt32}, bagPtr: []int{0, math.MaxInt}, labels: []float64{1}}
+	assert.Equal(t, float64(math.MaxInt)*math.MaxInt32, huge.denseCells())
 }
 
 func TestDatasetAccessorsSliceOrder(t *testing.T) {

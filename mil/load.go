@@ -517,14 +517,17 @@ func parseIndex(s []byte) (int, bool) {
 	if len(s) == 0 || len(s) > 10 {
 		return 0, false
 	}
-	n := 0
+	var n int64 // ten digits overflow a 32-bit int
 	for _, c := range s {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		n = n*10 + int(c-'0')
+		n = n*10 + int64(c-'0')
 	}
-	return n, n >= 1 && n < math.MaxInt32
+	if n < 1 || n >= math.MaxInt32 {
+		return 0, false
+	}
+	return int(n), true
 }
 
 // nextToken splits s at the first run of spaces or tabs.

@@ -190,6 +190,8 @@ func TestLoaderErrors(t *testing.T) {
 		{"sparse index zero", "1:1:1 0:1\n", true, 1, `feature index "0" is not a positive integer`},
 		{"sparse index negative", "1:1:1 -2:1\n", true, 1, `feature index "-2" is not a positive integer`},
 		{"sparse index huge", "1:1:1 99999999999:1\n", true, 1, `feature index "99999999999" is not a positive integer`},
+		{"sparse index 2^32+1", "1:1:1 4294967297:1\n", true, 1, `feature index "4294967297" is not a positive integer`}, // wrapped to 1 in a 32-bit int
+		{"sparse header 2^32+4", "# features: 4294967300\n", true, 1, `bad # features: header: "4294967300" is not a positive integer`},
 		{"sparse token without colon", "1:1:1 5\n", true, 1, `feature "5", want index:value`},
 		{"sparse head two fields", "1:1 2:1\n", true, 1, `first token "1:1", want instance_id:bag_id:label`},
 		{"sparse head four fields", "1:1:1:1 2:1\n", true, 1, `first token "1:1:1:1"`},
