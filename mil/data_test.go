@@ -1,6 +1,7 @@
 package mil
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -430,4 +431,34 @@ func TestDatasetAccessorsSliceOrder(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int{0, 2, 3}, d.BagPtr())
 	assert.True(t, slices.Equal(d.Labels(), []float64{1, 0}))
+}
+
+// materialize (Materialize with a context, for Fit) checks its context
+// while it copies, and returns d itself, unchecked, when no copy is needed.
+func TestMaterializeContext(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	for _, s := range []Storage{Dense, Sparse} {
+		d := convert(t, randomDataset(t, rng, 300, 9, 300, 0.9), s)
+		bags := make([]int, d.NumBags())
+		for k := range bags {
+			bags[k] = d.NumBags() - 1 - k
+		}
+		sub, err := d.Subset(bags)
+		require.NoError(t, err)
+		for n := int64(1); n <= 3; n++ {
+			ctx := &countdownCtx{Context: context.Background()}
+			ctx.n.Store(n)
+			m, err := sub.materialize(ctx)
+			assert.Nil(t, m)
+			require.ErrorIs(t, err, context.Canceled, "%v: Canceled on check %d", s, n)
+		}
+		m, err := sub.materialize(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, dump(sub.Materialize()), dump(m))
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		same, err := d.materialize(ctx)
+		require.NoError(t, err)
+		assert.Same(t, d, same)
+	}
 }

@@ -274,9 +274,11 @@ func (s *Scaler) Apply(ctx context.Context, d *Dataset) (*Dataset, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("mil: Scaler.Apply: %w", err)
 	}
-	out := d.copyAs(d.storageKind()) // a fresh copy: scaled in place below
 	tk := ticker{ctx: ctx, left: ctxEvery}
-	var err error
+	out, err := d.copyAsTicking(d.storageKind(), &tk) // a fresh copy: scaled in place below
+	if err != nil {
+		return nil, fmt.Errorf("mil: Scaler.Apply: %w", err)
+	}
 	if out.IsSparse() {
 		err = out.eachSparseRow(&tk, func(c []int32, v []float64) {
 			for p, j := range c {
