@@ -254,6 +254,8 @@ func (o *Options) engine(maxIter int, cb func(neadmm.Iteration) bool) neadmm.Opt
 		EpsRel:    o.EpsRel,
 		MaxIter:   maxIter,
 		Callback:  cb,
+		// cb reads Iteration.Objective.
+		IterationObjective: cb != nil,
 	}
 }
 

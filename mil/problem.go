@@ -1,6 +1,7 @@
 package mil
 
 import (
+	"context"
 	"slices"
 	"time"
 
@@ -94,7 +95,7 @@ func (p *problem) UpdateX1(x1, t, y []float64, rho float64) error {
 	t1 := time.Now()
 	vec.AddScaledTo(p.v, t, 1/rho, y2)
 	p.lasso.setRHS(p.v, p.lambda/rho)
-	res, err := p.fista.Solve(p.lasso, theta, p.fopt)
+	res, err := p.fista.Solve(context.TODO(), p.lasso, theta, p.fopt)
 	p.inner += res.Iterations
 	p.xbValid = false
 	t2 := time.Now()
