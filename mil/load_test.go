@@ -26,41 +26,31 @@ func TestLoadFox(t *testing.T) {
 	require.NoError(t, err)
 	// Counts from ../shared/data/README.md.
 	checkCounts(t, d, 200, 100, 1320, 230)
-	if d.IsSparse() {
-		t.Error("fox.csv (density 0.62) should be stored dense")
-	}
+	assert.False(t, d.IsSparse(), "fox.csv (density 0.62) should be stored dense")
 	// Non-zero count: awk -F, '{for(i=4;i<=NF;i++) if ($i+0 != 0) n++} END {print n}' fox.csv
-	if got := d.NNZ(); got != 188760 {
-		t.Errorf("NNZ = %d, want 188760", got)
-	}
-	if d.BagID(0) != "fox_data_1" || d.InstanceID(0) != "Bag_1+1" || d.BagID(199) != "fox_data_200" {
-		t.Errorf("ids: bag 0 %q, instance 0 %q, bag 199 %q", d.BagID(0), d.InstanceID(0), d.BagID(199))
-	}
+	assert.Equal(t, 188760, d.NNZ())
+	assert.Equal(t, "fox_data_1", d.BagID(0))
+	assert.Equal(t, "Bag_1+1", d.InstanceID(0))
+	assert.Equal(t, "fox_data_200", d.BagID(199))
 }
 
 func TestLoadVaccine(t *testing.T) {
 	d, err := LoadFile(datadir.File(t, "vaccine.svm"), nil)
 	require.NoError(t, err)
 	checkCounts(t, d, 1572, 566, 41537, 234)
-	if !d.IsSparse() {
-		t.Error("vaccine.svm (density 0.005) should be stored sparse")
-	}
+	assert.True(t, d.IsSparse(), "vaccine.svm (density 0.005) should be stored sparse")
 	// About 1.2 non-zeros per row (README); exactly, the number of j:v
 	// tokens: grep -v '^#' vaccine.svm | awk '{n += NF-1} END {print n}'.
-	if got := d.NNZ(); got != 49770 {
-		t.Errorf("NNZ = %d, want 49770", got)
-	}
+	assert.Equal(t, 49770, d.NNZ())
 	zero := 0
 	row := make([]float64, d.NumFeatures())
 	for i := range d.NumInstances() {
-		d.Row(row, i)
+		require.NoError(t, d.Row(row, i))
 		if !slices.ContainsFunc(row, func(v float64) bool { return v != 0 }) {
 			zero++
 		}
 	}
-	if zero != 99 {
-		t.Errorf("%d all-zero instances, want 99", zero)
-	}
+	assert.Equal(t, 99, zero, "all-zero instances")
 	sizes := make([]int, d.NumBags())
 	for k := range sizes {
 		s, e := d.BagRange(k)
@@ -68,29 +58,23 @@ func TestLoadVaccine(t *testing.T) {
 	}
 	slices.Sort(sizes)
 	n := len(sizes)
-	if sizes[0] != 1 || sizes[n-1] != 3414 || sizes[n/2-1] != 5 || sizes[n/2] != 5 {
-		t.Errorf("bag sizes: min %d max %d median %d,%d; want 1, 3414, 5", sizes[0], sizes[n-1], sizes[n/2-1], sizes[n/2])
-	}
-	if d.BagID(0) != "1" || d.InstanceID(0) != "1" || d.InstanceID(d.NumInstances()-1) != "41537" {
-		t.Errorf("ids: bag 0 %q, first instance %q, last %q", d.BagID(0), d.InstanceID(0), d.InstanceID(d.NumInstances()-1))
-	}
+	assert.Equal(t, []int{1, 3414, 5, 5}, []int{sizes[0], sizes[n-1], sizes[n/2-1], sizes[n/2]}, "bag sizes: min, max, median")
+	assert.Equal(t, "1", d.BagID(0))
+	assert.Equal(t, "1", d.InstanceID(0))
+	assert.Equal(t, "41537", d.InstanceID(d.NumInstances()-1))
 	// The same file forced dense gives the same rows.
 	dd, err := LoadFile(datadir.File(t, "vaccine.svm"), &LoadOptions{Storage: Dense})
 	require.NoError(t, err)
-	if dd.IsSparse() || dd.NNZ() != d.NNZ() {
-		t.Errorf("forced dense: sparse=%v nnz=%d", dd.IsSparse(), dd.NNZ())
-	}
+	assert.False(t, dd.IsSparse())
+	assert.Equal(t, d.NNZ(), dd.NNZ())
 }
 
 func checkCounts(t *testing.T, d *Dataset, bags, pos, inst, feat int) {
 	t.Helper()
-	if d.NumBags() != bags || d.Positives() != pos || d.NumInstances() != inst || d.NumFeatures() != feat {
-		t.Errorf("bags %d (positive %d), instances %d, features %d; want %d (%d), %d, %d",
-			d.NumBags(), d.Positives(), d.NumInstances(), d.NumFeatures(), bags, pos, inst, feat)
-	}
-	if len(d.BagPtr()) != bags+1 || d.BagPtr()[bags] != inst {
-		t.Errorf("BagPtr inconsistent")
-	}
+	assert.Equal(t, []int{bags, pos, inst, feat}, []int{d.NumBags(), d.Positives(), d.NumInstances(), d.NumFeatures()},
+		"bags, positive bags, instances, features")
+	require.Len(t, d.BagPtr(), bags+1)
+	assert.Equal(t, inst, d.BagPtr()[bags])
 }
 
 // dump returns every instance of d as "bag/instance/features/label".
@@ -123,38 +107,28 @@ func TestReadCSVGroupsScatteredBags(t *testing.T) {
 	d, err := ReadCSV(strings.NewReader(in), nil)
 	require.NoError(t, err)
 	want := []string{"B/i1/1 0/1", "B/i3/3 0/1", "A/i2/2 0/0", "A/i5/5 -0.001/0", "C/i4/4 0/0"}
-	if got := dump(d); !slices.Equal(got, want) {
-		t.Errorf("got %q\nwant %q", got, want)
-	}
-	if !slices.Equal(d.BagPtr(), []int{0, 2, 4, 5}) {
-		t.Errorf("BagPtr = %v", d.BagPtr())
-	}
+	assert.Equal(t, want, dump(d))
+	assert.Equal(t, []int{0, 2, 4, 5}, d.BagPtr())
 	// The same through the sparse format, scattered the same way, with
 	// -1/+1 labels and an explicit zero.
 	sp := "# a comment\n# features: 2\ni1:B:+1 1:1\ni2:A:-1 1:2 2:0\ni3:B:1 1:3\ni4:C:-1 1:4\ni5:A:-1 1:5 2:-1e-3\n"
 	for _, s := range []Storage{Auto, Dense, Sparse} {
 		ds, err := ReadSparse(strings.NewReader(sp), &LoadOptions{Storage: s})
 		require.NoError(t, err)
-		if got := dump(ds); !slices.Equal(got, want) {
-			t.Errorf("sparse %v: got %q\nwant %q", s, got, want)
-		}
-		if ds.NNZ() != 6 {
-			t.Errorf("sparse %v: NNZ = %d, want 6 (explicit zero dropped)", s, ds.NNZ())
-		}
+		assert.Equal(t, want, dump(ds), "sparse format, %v", s)
+		assert.Equal(t, 6, ds.NNZ(), "sparse format, %v: the explicit zero is dropped", s)
 	}
 }
 
 func TestReadSparseWithoutHeader(t *testing.T) {
 	d, err := ReadSparse(strings.NewReader("a:x:0 3:1.5\nb:x:0\nc:y:1 1:2 7:1\n"), nil)
 	require.NoError(t, err)
-	if d.NumFeatures() != 7 || d.NumInstances() != 3 || d.NumBags() != 2 || !d.IsSparse() {
-		t.Errorf("features %d instances %d bags %d sparse %v", d.NumFeatures(), d.NumInstances(), d.NumBags(), d.IsSparse())
-	}
+	assert.Equal(t, []int{7, 3, 2}, []int{d.NumFeatures(), d.NumInstances(), d.NumBags()}, "features, instances, bags")
 	// Density 3/21 = 0.14 < 0.15: sparse; with a lower threshold, dense.
-	d2, _ := ReadSparse(strings.NewReader("a:x:0 3:1.5\nb:x:0\nc:y:1 1:2 7:1\n"), &LoadOptions{SparseDensity: 0.1})
-	if d2.IsSparse() {
-		t.Error("SparseDensity 0.1 should choose dense at density 0.14")
-	}
+	assert.True(t, d.IsSparse())
+	d2, err := ReadSparse(strings.NewReader("a:x:0 3:1.5\nb:x:0\nc:y:1 1:2 7:1\n"), &LoadOptions{SparseDensity: 0.1})
+	require.NoError(t, err)
+	assert.False(t, d2.IsSparse(), "SparseDensity 0.1 should choose dense at density 0.14")
 }
 
 func TestLoaderErrors(t *testing.T) {
