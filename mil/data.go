@@ -47,6 +47,20 @@ type run struct {
 	src, dst, n int
 }
 
+// checkUsable returns an error wrapping ErrBadInput, naming fn, for a nil
+// d or the zero Dataset (which no constructor returns: every Dataset
+// method that returns an error checks this first, and so should callers
+// such as Fit).
+func (d *Dataset) checkUsable(fn string) error {
+	if d == nil {
+		return badInput("%s: nil dataset", fn)
+	}
+	if d.m == nil || len(d.bagPtr) == 0 {
+		return badInput("%s: zero Dataset (build one with a loader, NewDense, NewSparse or a Builder)", fn)
+	}
+	return nil
+}
+
 // NumBags returns the number of bags.
 func (d *Dataset) NumBags() int { return len(d.labels) }
 
@@ -141,6 +155,9 @@ func (d *Dataset) Density() float64 {
 // returns an error wrapping ErrBadInput if len(dst) != NumFeatures() or i
 // is out of range, leaving dst unchanged.
 func (d *Dataset) Row(dst []float64, i int) error {
+	if err := d.checkUsable("Dataset.Row"); err != nil {
+		return err
+	}
 	if len(dst) != d.m.cols {
 		return badInput("Dataset.Row: len(dst) = %d, want NumFeatures() = %d", len(dst), d.m.cols)
 	}
@@ -175,8 +192,8 @@ func (m *storage) row(dst []float64, src int) {
 // plus instances for sparse): a copy of it (Materialize, Scaler.Apply)
 // and the per-instance vectors of a fit would be sized by it.
 func (d *Dataset) Subset(bags []int) (*Dataset, error) {
-	if d == nil {
-		return nil, badInput("Subset: nil dataset")
+	if err := d.checkUsable("Subset"); err != nil {
+		return nil, err
 	}
 	if len(bags) == 0 {
 		return nil, badInput("Subset: no bags")
@@ -304,8 +321,8 @@ func (d *Dataset) Convert(s Storage) (*Dataset, error) {
 // invalid options (LoadOptions.Validate), and one also wrapping
 // ErrTooLarge for dense storage beyond the cap, before allocating.
 func (d *Dataset) ConvertWith(opt *LoadOptions) (*Dataset, error) {
-	if d == nil {
-		return nil, badInput("Convert: nil dataset")
+	if err := d.checkUsable("Convert"); err != nil {
+		return nil, err
 	}
 	lim, err := opt.resolve()
 	if err != nil {

@@ -462,3 +462,21 @@ func TestMaterializeContext(t *testing.T) {
 		assert.Same(t, d, same)
 	}
 }
+
+// The zero Dataset (var d mil.Dataset) is refused like a nil one by every
+// method that returns an error.
+func TestZeroDataset(t *testing.T) {
+	ctx := context.Background()
+	var zero Dataset
+	for name, f := range map[string]func() error{
+		"Subset":    func() error { _, err := zero.Subset([]int{0}); return err },
+		"Convert":   func() error { _, err := zero.Convert(Dense); return err },
+		"Row":       func() error { return zero.Row(nil, 0) },
+		"FitScaler": func() error { _, err := FitScaler(ctx, &zero); return err },
+		"Apply":     func() error { _, err := (&Scaler{}).Apply(ctx, &zero); return err },
+	} {
+		var err error
+		noPanic(t, name, func() { err = f() })
+		requireBadInput(t, err, false, "zero Dataset")
+	}
+}

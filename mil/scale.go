@@ -58,8 +58,8 @@ func FitScaler(ctx context.Context, train *Dataset) (*Scaler, error) {
 	if ctx == nil {
 		return nil, badInput("FitScaler: nil context")
 	}
-	if train == nil {
-		return nil, badInput("FitScaler: nil dataset")
+	if err := train.checkUsable("FitScaler"); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("mil: FitScaler: %w", err)
@@ -254,11 +254,11 @@ func (s *Scaler) check(cols int, fn string) error {
 // would make it dense: Convert(Dense) first); and ctx's error (wrapped)
 // when ctx ends first.
 func (s *Scaler) Apply(ctx context.Context, d *Dataset) (*Dataset, error) {
-	switch {
-	case ctx == nil:
+	if ctx == nil {
 		return nil, badInput("Scaler.Apply: nil context")
-	case d == nil:
-		return nil, badInput("Scaler.Apply: nil dataset")
+	}
+	if err := d.checkUsable("Scaler.Apply"); err != nil {
+		return nil, err
 	}
 	cols := d.NumFeatures()
 	if err := s.check(cols, "Apply"); err != nil {
