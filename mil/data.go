@@ -312,6 +312,9 @@ func (d *Dataset) storageKind() Storage {
 // DefaultMaxDenseCells, and an explicit Dense beyond it is an error (use
 // ConvertWith to raise the cap).
 func (d *Dataset) Convert(s Storage) (*Dataset, error) {
+	if !s.valid() {
+		return nil, badInput("Convert: storage %v, want Auto, Dense or Sparse", s)
+	}
 	return d.ConvertWith(&LoadOptions{Storage: s})
 }
 

@@ -320,7 +320,10 @@ func TestConvertValidates(t *testing.T) {
 		var c *Dataset
 		noPanic(t, s.String(), func() { c, err = d.Convert(s) })
 		assert.Nil(t, c)
-		requireBadInput(t, err, false, "LoadOptions.Storage = "+s.String()+", want Auto, Dense or Sparse")
+		requireBadInput(t, err, false, "mil: Convert: storage "+s.String()+", want Auto, Dense or Sparse")
+		c, err = d.ConvertWith(&LoadOptions{Storage: s})
+		assert.Nil(t, c)
+		requireBadInput(t, err, false, "mil: LoadOptions.Storage = "+s.String()+", want Auto, Dense or Sparse")
 	}
 	for _, o := range []LoadOptions{{SparseDensity: math.NaN()}, {SparseDensity: -1}, {SparseDensity: math.Inf(1)},
 		{MaxDenseCells: -1}, {MaxFeatures: -1}, {MaxFeatures: MaxFeaturesLimit + 1}, {MaxLineBytes: -5}} {
