@@ -34,7 +34,8 @@ func ExampleFit() {
 		return
 	}
 	r := m.Result()
-	fmt.Println("converged:", r.Converged(), "primal residual below tolerance:", r.Primal <= r.EpsPrimal)
+	// Under the default growing rho the objective test stops the fit.
+	fmt.Println("stop:", r.Stop(), "- primal residual below tolerance:", r.Primal <= r.EpsPrimal)
 
 	scores, _ := m.BagScores(test)
 	met, _ := mil.Evaluate(scores, test.Labels(), 0)
@@ -54,7 +55,7 @@ func ExampleFit() {
 	}
 	fmt.Printf("planted witness ranked first in %d of %d positive bags\n", hits, pos)
 	// Output:
-	// converged: true primal residual below tolerance: true
+	// stop: objective stalled - primal residual below tolerance: true
 	// test AUC 1.00, accuracy 1.00
 	// planted witness ranked first in 46 of 46 positive bags
 }

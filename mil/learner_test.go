@@ -11,6 +11,8 @@ import (
 
 	"github.com/neadmm/neadmm/internal/datadir"
 	"github.com/neadmm/neadmm/neadmm"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // synthSplit returns a synthetic data set's first nTrain bags and the rest.
@@ -516,9 +518,8 @@ func TestPredictErrors(t *testing.T) {
 		"witness dst":  m.WitnessesTo(make([]int, nb+1), make([]float64, ni), train),
 		"witness nil":  first(m.Witnesses(nil)),
 	} {
-		if err == nil || !strings.HasPrefix(err.Error(), "mil: Model.") {
-			t.Errorf("%s: error %v", name, err)
-		}
+		require.ErrorIs(t, err, ErrBadInput, name)
+		assert.Contains(t, err.Error(), ": Model.", name)
 	}
 }
 
