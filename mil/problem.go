@@ -39,8 +39,8 @@ type problem struct {
 	// by Constraint1 when x1's theta has not changed since.
 	xb, xbTheta []float64
 	xbValid     bool
-	pool    Pooling
-	scratch []float64 // the largest bag: poolValue's sort
+	pool        Pooling
+	scratch     []float64 // the largest bag: poolValue's sort
 	// tpool = P(t) per bag for the t of the solve: the engine passes x2
 	// unchanged from UpdateX2 to Constraint2 and the next UpdateX1 (see
 	// neadmm.Problem), so the t-update computes it once for both; before
@@ -50,7 +50,7 @@ type problem struct {
 	tpoolValid bool
 
 	// Diagnostics, accumulated over the solve.
-	inner          int
+	inner         int
 	tQ, tBeta, tT time.Duration
 }
 

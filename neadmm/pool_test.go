@@ -299,12 +299,12 @@ func TestPoolProxCases(t *testing.T) {
 		want []float64
 	}{
 		{[]float64{0}, 2, 1, []float64{1}},
-		{[]float64{1, 1, 0}, 4, 2, []float64{2, 2, 0}},         // raise both: up = (4-1)/3
-		{[]float64{1, 1, 1}, 4, 2, []float64{2, 2, 1}},         // ties at the k-th value: lowest indices raised
-		{[]float64{0, 3, 3, 3}, 6, 2, []float64{0, 4, 4, 3}},   // the first two of the tied maxima
-		{[]float64{4, 2, 0}, 0, 2, []float64{3, 1, 0}},         // no block: top two lowered by (3-0)/3 = 1
-		{[]float64{2, 1, 0}, -3, 3, []float64{1, 0, -1}},       // mean: δ = (1+3)/4 = 1
-		{[]float64{5, 5}, 5, 2, []float64{5, 5}},               // already optimal
+		{[]float64{1, 1, 0}, 4, 2, []float64{2, 2, 0}},       // raise both: up = (4-1)/3
+		{[]float64{1, 1, 1}, 4, 2, []float64{2, 2, 1}},       // ties at the k-th value: lowest indices raised
+		{[]float64{0, 3, 3, 3}, 6, 2, []float64{0, 4, 4, 3}}, // the first two of the tied maxima
+		{[]float64{4, 2, 0}, 0, 2, []float64{3, 1, 0}},       // no block: top two lowered by (3-0)/3 = 1
+		{[]float64{2, 1, 0}, -3, 3, []float64{1, 0, -1}},     // mean: δ = (1+3)/4 = 1
+		{[]float64{5, 5}, 5, 2, []float64{5, 5}},             // already optimal
 		{[]float64{1.5e308, 1.5e308, 0}, -1.5e308, 2, []float64{5e307, 5e307, 0}},
 	} {
 		got := make([]float64, len(tc.phi))
