@@ -50,13 +50,11 @@ type lassoGram struct {
 	mu    float64
 }
 
-func newLassoGram(ctx context.Context, d *Dataset) (*lassoGram, error) {
+// newLassoGram returns the lasso on d with its Gram matrix g (shared,
+// read-only).
+func newLassoGram(d *Dataset, g []float64) *lassoGram {
 	d1 := d.NumFeatures() + 1
-	l := &lassoGram{g: make([]float64, d1*d1), d1: d1, data: d, b: make([]float64, d1), gx: make([]float64, d1)}
-	if err := d.gram(ctx, l.g); err != nil {
-		return nil, fmt.Errorf("mil: Fit: Gram matrix: %w", err)
-	}
-	return l, nil
+	return &lassoGram{g: g, d1: d1, data: d, b: make([]float64, d1), gx: make([]float64, d1)}
 }
 
 func (l *lassoGram) setRHS(v []float64, mu float64) {

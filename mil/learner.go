@@ -388,20 +388,18 @@ func Fit(ctx context.Context, d *Dataset, opt Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, scaler, err := fitData(ctx, d, &opt)
+	prep, err := prepare(ctx, d, &opt)
 	if err != nil {
 		return nil, err
 	}
-	p, err := newProblem(ctx, data, &opt)
-	if err != nil {
-		return nil, err
-	}
+	p := newProblem(prep, &opt)
 	setup := time.Since(start)
-	x1, t, er, stalled, err := solve(ctx, p, &opt)
+	st := newState(p)
+	er, stalled, err := solve(ctx, p, st, &opt, opt.Rho)
 	if err != nil {
 		return nil, fmt.Errorf("mil: Fit: %w", err)
 	}
-	m := newModel(p, x1, t, scaler, &opt)
+	m := newModel(p, st.x1, st.t, prep.scaler, &opt)
 	m.res.Iterations, m.res.Reason, m.res.Stalled = er.Iterations, er.Reason, stalled
 	m.res.Primal, m.res.Dual, m.res.EpsPrimal, m.res.EpsDual, m.res.Rho = er.Primal, er.Dual, er.EpsPrimal, er.EpsDual, er.Rho
 	m.res.Bytes = int64(fitBytes(d, &opt))
@@ -459,24 +457,67 @@ func fitBytes(d *Dataset, opt *Options) float64 {
 // matrix.
 const gramMaxDim = 4096
 
-// fitData returns the data the solver runs on: scaled by a Scaler fitted
-// on d (ScaleAuto; the scaler is returned to map the coefficients back)
-// or d materialized. The solver runs many products on it: one contiguous
-// block keeps the dense kernels blocked.
-func fitData(ctx context.Context, d *Dataset, opt *Options) (*Dataset, *Scaler, error) {
-	if opt.Scaling != ScaleAuto {
-		data := d.Materialize()
-		return data, nil, ctxErr(ctx)
+// prepared is the setup of a fit that does not depend on lambda, the
+// pooling or the weights: the data the solver runs on, its scaler, the
+// Gram matrix and FISTA's step constant. It is read-only once built, so
+// the fits of FitCV share it across settings and goroutines.
+type prepared struct {
+	data   *Dataset // scaled (ScaleAuto) or materialized
+	scaler *Scaler  // nil for ScaleNone
+	path   BetaSolver
+	gram   []float64 // (D+1)^2 for BetaGram
+	lip    float64
+}
+
+// prepare builds the setup of a fit of d under opt, checking ctx between
+// (and inside) its phases.
+func prepare(ctx context.Context, d *Dataset, opt *Options) (*prepared, error) {
+	pr := &prepared{}
+	// The solver runs many products on its data: one contiguous block
+	// (Apply's copy, or Materialize) keeps the dense kernels blocked.
+	if opt.Scaling == ScaleAuto {
+		pr.scaler = FitScaler(d)
+		if err := ctxErr(ctx); err != nil {
+			return nil, err
+		}
+		var err error
+		if pr.data, err = pr.scaler.Apply(d); err != nil {
+			return nil, fmt.Errorf("mil: Fit: %w", err)
+		}
+	} else {
+		pr.data = d.Materialize()
 	}
-	scaler := FitScaler(d)
 	if err := ctxErr(ctx); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	data, err := scaler.Apply(d)
-	if err != nil {
-		return nil, nil, fmt.Errorf("mil: Fit: %w", err)
+	data := pr.data
+	nf, ni := data.NumFeatures(), data.NumInstances()
+	pr.path = opt.Beta
+	if pr.path == BetaAuto {
+		pr.path = BetaDirect
+		d1 := nf + 1
+		if d1 <= gramMaxDim && d1*d1 < 2*(data.NNZ()+ni) {
+			pr.path = BetaGram
+		}
 	}
-	return data, scaler, ctxErr(ctx)
+	d1 := nf + 1
+	var mul func(dst, x []float64)
+	if pr.path == BetaGram {
+		pr.gram = make([]float64, d1*d1)
+		if err := data.gram(ctx, pr.gram); err != nil {
+			return nil, fmt.Errorf("mil: Fit: Gram matrix: %w", err)
+		}
+		mul = func(dst, x []float64) { vec.MulVec(dst, pr.gram, d1, d1, x) }
+	} else {
+		r := make([]float64, ni)
+		mul = func(dst, x []float64) {
+			data.MulVec(r, x[:nf], x[nf])
+			data.MulTransVec(dst, r)
+		}
+	}
+	var err error
+	pr.lip, err = lipschitz(ctx, d1, mul)
+	return pr, err
 }
 
 // ctxErr returns ctx's error wrapped for Fit, or nil.
@@ -487,20 +528,33 @@ func ctxErr(ctx context.Context) error {
 	return nil
 }
 
-// solve runs the engine from beta = 0 and returns x1 = (q, beta, beta0),
-// the final t, the engine's result and whether the objective test stopped
-// it.
-func solve(ctx context.Context, p *problem, opt *Options) (x1, t []float64, er neadmm.Result, stalled bool, err error) {
+// state is the iterate of a solve: x1 = (q, beta, beta0), t and the
+// multipliers y. A fresh state is beta = 0 (and everything else 0); a
+// state left by one solve warm-starts the next (FitCV's lambda path).
+type state struct {
+	x1, t, y []float64
+	sv       neadmm.Solver
+}
+
+func newState(p *problem) *state {
 	nb, ni := p.nb, p.data.NumInstances()
-	x1 = make([]float64, nb+p.nf+1)
-	t = make([]float64, ni)
-	y := make([]float64, nb+ni)
-	var sv neadmm.Solver
+	return &state{x1: make([]float64, nb+p.nf+1), t: make([]float64, ni), y: make([]float64, nb+ni)}
+}
+
+// solve runs the engine on p from st (left holding the final iterate) with
+// the initial penalty rho and returns the engine's result and whether the
+// objective test stopped it.
+func solve(ctx context.Context, p *problem, st *state, opt *Options, rho float64) (er neadmm.Result, stalled bool, err error) {
 	p.startSolve()
 	cb, stalledTest := objectiveStop(opt, p.objScale())
-	er, err = sv.Solve(ctx, p, x1, t, y, opt.engine(opt.MaxIter, cb))
+	eo := opt.engine(opt.MaxIter, cb)
+	eo.Rho = rho
+	if eo.RhoMax != 0 {
+		eo.RhoMax = max(eo.RhoMax, rho)
+	}
+	er, err = st.sv.Solve(ctx, p, st.x1, st.t, st.y, eo)
 	stalled = stalledTest() && er.Reason == neadmm.StopCallback
-	return x1, t, er, stalled, err
+	return er, stalled, err
 }
 
 // objectiveStop returns the engine callback that runs opt.Callback and the
@@ -570,16 +624,17 @@ func (e oneClassError) Error() string {
 
 func (e oneClassError) Is(target error) bool { return target == ErrOneClass || target == ErrBadInput }
 
-// newProblem builds the neadmm problem on the (scaled, materialized) data:
-// the Gram matrix (BetaGram) and FISTA's step constant, checking ctx.
-func newProblem(ctx context.Context, data *Dataset, opt *Options) (*problem, error) {
+// newProblem builds the neadmm problem of opt (its lambda, pooling,
+// weights and inner solver settings) on prepared data.
+func newProblem(pr *prepared, opt *Options) *problem {
+	data := pr.data
 	nb, nf, ni := data.NumBags(), data.NumFeatures(), data.NumInstances()
 	p := &problem{
 		data: data, bagPtr: data.BagPtr(), nb: nb, nf: nf,
 		sign: make([]float64, nb), weight: make([]float64, nb),
 		v: make([]float64, ni), phi: make([]float64, ni),
 		xb: make([]float64, ni), xbTheta: make([]float64, nf+1),
-		tpool: make([]float64, nb), pool: opt.Pooling,
+		tpool: make([]float64, nb), pool: opt.Pooling, path: pr.path,
 	}
 	if opt.Pooling.Kind != PoolMax {
 		largest := 0
@@ -604,29 +659,13 @@ func newProblem(ctx context.Context, data *Dataset, opt *Options) (*problem, err
 	if p.lambdaMean = opt.Loss == MeanLoss; p.lambdaMean {
 		p.lambda *= float64(nb)
 	}
-	p.path = opt.Beta
-	if p.path == BetaAuto {
-		p.path = BetaDirect
-		d1 := nf + 1
-		if d1 <= gramMaxDim && d1*d1 < 2*(data.NNZ()+ni) {
-			p.path = BetaGram
-		}
-	}
-	if p.path == BetaGram {
-		g, err := newLassoGram(ctx, data)
-		if err != nil {
-			return nil, err
-		}
-		p.lasso = g
+	if pr.path == BetaGram {
+		p.lasso = newLassoGram(data, pr.gram)
 	} else {
 		p.lasso = newLassoDirect(data)
 	}
-	p.fopt = neadmm.FISTAOptions{MaxIter: opt.InnerMaxIter, Tol: opt.InnerTol}
-	var err error
-	if p.fopt.L, err = p.lipschitz(ctx); err != nil {
-		return nil, err
-	}
-	return p, nil
+	p.fopt = neadmm.FISTAOptions{MaxIter: opt.InnerMaxIter, Tol: opt.InnerTol, L: pr.lip}
+	return p
 }
 
 // objScale maps the sum-scale objective to the options' Loss scale.
@@ -635,20 +674,6 @@ func (p *problem) objScale() float64 {
 		return 1 / float64(p.nb)
 	}
 	return 1
-}
-
-// lipschitz returns the largest eigenvalue (upper estimate) of A^T A,
-// A = [X 1], by power iteration on the Gram matrix or the products.
-func (p *problem) lipschitz(ctx context.Context) (float64, error) {
-	d1 := p.nf + 1
-	if g, ok := p.lasso.(*lassoGram); ok {
-		return lipschitz(ctx, d1, func(dst, x []float64) { vec.MulVec(dst, g.g, d1, d1, x) })
-	}
-	r := make([]float64, p.data.NumInstances())
-	return lipschitz(ctx, d1, func(dst, x []float64) {
-		p.data.MulVec(r, x[:p.nf], x[p.nf])
-		p.data.MulTransVec(dst, r)
-	})
 }
 
 // NumFeatures returns the number of features the model expects (0 for a
