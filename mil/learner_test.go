@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"sync"
 	"testing"
 
@@ -336,19 +335,16 @@ func TestFitErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := Fit(ctx, nil, DefaultOptions()); err == nil {
-		t.Error("nil dataset: no error")
-	}
+	_, err = Fit(ctx, nil, DefaultOptions())
+	require.ErrorIs(t, err, ErrBadInput, "nil dataset")
 	for _, y := range []float64{0, 1} {
 		one, err := NewDense([]float64{1, 2, 3}, 1, []int{0, 1, 3}, []float64{y, y})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		m, err := Fit(ctx, one, DefaultOptions())
-		want := fmt.Sprintf("mil: Fit: all 2 training bags have label %v; a fit needs bags of both classes", y)
-		if m != nil || err == nil || err.Error() != want || !errors.Is(err, ErrOneClass) {
-			t.Errorf("one class %v: model %v, error %v, want %q matching ErrOneClass", y, m, err, want)
-		}
+		assert.Nil(t, m)
+		assert.EqualError(t, err, fmt.Sprintf("mil: Fit: all 2 training bags have label %v; a fit needs bags of both classes", y))
+		assert.ErrorIs(t, err, ErrOneClass)
+		assert.ErrorIs(t, err, ErrBadInput)
 	}
 	bad := []struct {
 		name string
@@ -371,14 +367,19 @@ func TestFitErrors(t *testing.T) {
 		{"unknown weighting", func(o *Options) { o.Weighting = -1 }},
 		{"unknown scaling", func(o *Options) { o.Scaling = 5 }},
 		{"unknown beta path", func(o *Options) { o.Beta = 7 }},
+		{"unknown pooling", func(o *Options) { o.Pooling.Kind = 9 }},
+		{"top-0 pooling", func(o *Options) { o.Pooling = TopKPooling(0) }},
+		{"top-0% pooling", func(o *Options) { o.Pooling = TopFracPooling(0) }},
+		{"top-150% pooling", func(o *Options) { o.Pooling = TopFracPooling(1.5) }},
+		{"negative MaxBytes", func(o *Options) { o.MaxBytes = -1 }},
 	}
 	for _, b := range bad {
 		opt := DefaultOptions()
 		b.mod(&opt)
 		m, err := Fit(ctx, d, opt)
-		if err == nil || m != nil || !strings.HasPrefix(err.Error(), "mil: ") {
-			t.Errorf("%s: model %v, error %v", b.name, m, err)
-		}
+		assert.Nil(t, m, b.name)
+		assert.ErrorIs(t, err, ErrBadInput, b.name)
+		assert.ErrorIs(t, opt.Validate(), ErrBadInput, b.name)
 	}
 }
 
@@ -389,9 +390,9 @@ func TestFitCancelAndCallback(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if m, err := Fit(ctx, d, DefaultOptions()); m != nil || !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled context: model %v, error %v", m, err)
-	}
+	m, err := Fit(ctx, d, DefaultOptions())
+	assert.Nil(t, m)
+	assert.ErrorIs(t, err, context.Canceled)
 
 	// Cancel from the callback: the engine checks ctx before iteration 6.
 	ctx, cancel = context.WithCancel(context.Background())
@@ -412,10 +413,8 @@ func TestFitCancelAndCallback(t *testing.T) {
 		seen = append(seen, it)
 		return it.K == 3
 	}
-	m, err := Fit(context.Background(), d, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, err = Fit(context.Background(), d, opt)
+	require.NoError(t, err)
 	r := m.Result()
 	if r.Reason != neadmm.StopCallback || r.Stalled || r.Iterations != 3 || len(seen) != 3 {
 		t.Fatalf("callback stop: %v, stalled %v, %d iterations, %d callbacks", r.Reason, r.Stalled, r.Iterations, len(seen))
@@ -548,16 +547,23 @@ func TestPredictNoAlloc(t *testing.T) {
 	}
 }
 
-// TestConcurrentPredict shares one model among goroutines (run with -race).
+// TestConcurrentPredict shares one fitted model among 8 goroutines (run
+// with -race), under max and top-k pooling.
 func TestConcurrentPredict(t *testing.T) {
 	_, train, test, _ := synthSplit(t, SynthConfig{Bags: 60, Features: 5, MinInstances: 1, MaxInstances: 6, Seed: 9}, 40)
-	m, err := Fit(context.Background(), train, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
+	for _, pool := range []Pooling{MaxPooling(), TopKPooling(2)} {
+		opt := DefaultOptions()
+		opt.Pooling = pool
+		m, err := Fit(context.Background(), train, opt)
+		require.NoError(t, err)
+		concurrentScores(t, m, test)
 	}
+}
+
+func concurrentScores(t *testing.T, m *Model, test *Dataset) {
 	want, _ := m.BagScores(test)
 	var wg sync.WaitGroup
-	for range 4 {
+	for range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
