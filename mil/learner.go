@@ -473,30 +473,23 @@ type prepared struct {
 // (and inside) its phases.
 func prepare(ctx context.Context, d *Dataset, opt *Options) (*prepared, error) {
 	pr := &prepared{}
-	// The solver runs many products on its data: one contiguous block
-	// (Apply's copy, or Materialize) keeps the dense kernels blocked.
 	if opt.Scaling == ScaleAuto {
 		pr.scaler = FitScaler(d)
 		if err := ctxErr(ctx); err != nil {
 			return nil, err
 		}
-		var err error
-		if pr.data, err = pr.scaler.Apply(d); err != nil {
-			return nil, fmt.Errorf("mil: Fit: %w", err)
-		}
-	} else {
-		pr.data = d.Materialize()
 	}
-	if err := ctxErr(ctx); err != nil {
+	data, nnz, err := solverCopy(ctx, d, pr.scaler)
+	if err != nil {
 		return nil, err
 	}
-	data := pr.data
+	pr.data = data
 	nf, ni := data.NumFeatures(), data.NumInstances()
 	pr.path = opt.Beta
 	if pr.path == BetaAuto {
 		pr.path = BetaDirect
 		d1 := nf + 1
-		if d1 <= gramMaxDim && d1*d1 < 2*(data.NNZ()+ni) {
+		if d1 <= gramMaxDim && d1*d1 < 2*(nnz+ni) {
 			pr.path = BetaGram
 		}
 	}
@@ -515,9 +508,91 @@ func prepare(ctx context.Context, d *Dataset, opt *Options) (*prepared, error) {
 			data.MulTransVec(dst, r)
 		}
 	}
-	var err error
 	pr.lip, err = lipschitz(ctx, d1, mul)
 	return pr, err
+}
+
+// copyCheckCells is how many values solverCopy copies between checks of
+// its context: well under a millisecond of work.
+const copyCheckCells = 1 << 16
+
+// solverCopy returns the data the solver runs on: d's features in one
+// contiguous block of d's storage kind (the solver runs many products on
+// it, and one block keeps the dense kernels blocked), standardized by
+// scaler when it is not nil (as Scaler.Apply would), checking ctx every
+// copyCheckCells values. The copy has no ids: the solver needs none. It
+// returns an error if a scaled value overflows.
+func solverCopy(ctx context.Context, d *Dataset, scaler *Scaler) (*Dataset, int, error) {
+	n, cols := d.NumInstances(), d.NumFeatures()
+	if scaler != nil && d.IsSparse() {
+		for _, mu := range scaler.Mean {
+			if mu != 0 { // FitScaler never centers sparse data
+				return nil, 0, fmt.Errorf("%w: Fit: a sparse dataset with a centering scaler", ErrBadInput)
+			}
+		}
+	}
+	m := &storage{rows: n, cols: cols}
+	if d.IsSparse() {
+		m.rowptr = make([]int, n+1)
+		nnz := d.NNZ()
+		m.colidx, m.values = make([]int32, 0, nnz), make([]float64, 0, nnz)
+	} else {
+		m.dense = make([]float64, n*cols)
+	}
+	work, nnz := 0, 0
+	finite := true
+	for _, r := range d.runs {
+		for i := range r.n {
+			src, dst := r.src+i, r.dst+i
+			if d.IsSparse() {
+				lo, hi := d.m.rowptr[src], d.m.rowptr[src+1]
+				m.colidx = append(m.colidx, d.m.colidx[lo:hi]...)
+				start := len(m.values)
+				m.values = append(m.values, d.m.values[lo:hi]...)
+				if scaler != nil {
+					for p := start; p < len(m.values); p++ {
+						m.values[p] /= scaler.Scale[m.colidx[p]]
+					}
+					finite = finite && num.AllFinite(m.values[start:])
+				}
+				m.rowptr[dst+1] = len(m.values)
+				work += hi - lo + 1
+			} else {
+				x := m.dense[dst*cols : (dst+1)*cols]
+				copy(x, d.m.dense[src*cols:(src+1)*cols])
+				if scaler != nil {
+					for j := range x {
+						x[j] = (x[j] - scaler.Mean[j]) / scaler.Scale[j]
+					}
+					finite = finite && num.AllFinite(x)
+				}
+				for _, v := range x {
+					if v != 0 {
+						nnz++
+					}
+				}
+				work += cols
+			}
+			if work >= copyCheckCells {
+				work = 0
+				if err := ctxErr(ctx); err != nil {
+					return nil, 0, err
+				}
+			}
+		}
+	}
+	if d.IsSparse() {
+		nnz = len(m.values)
+	}
+	if !finite {
+		return nil, 0, fmt.Errorf("%w: Fit: a standardized feature value overflows", ErrBadInput)
+	}
+	out := &Dataset{
+		m: m, runs: []run{{src: 0, dst: 0, n: n}},
+		bagPtr: d.bagPtr, bagSrc: d.bagPtr[:len(d.bagPtr)-1],
+		labels: d.labels, bagIDs: d.bagIDs,
+	}
+	return out, nnz, ctxErr(ctx)
 }
 
 // ctxErr returns ctx's error wrapped for Fit, or nil.
