@@ -44,6 +44,10 @@ type Search struct {
 	// (or >= Folds) runs every setting on every fold.
 	ScreenFolds int
 	Reject      float64
+	// CVRhoGrowth is the penalty growth per iteration of the
+	// cross-validation fits (0: Base's); the final fit uses Base's. A
+	// faster growth stops the fits in fewer iterations.
+	CVRhoGrowth float64
 	// Cold fits every lambda from beta = 0 instead of warm-starting it
 	// from the previous lambda's iterate (slower; for comparison).
 	Cold bool
@@ -55,21 +59,27 @@ type Search struct {
 }
 
 // DefaultSearch returns the measured default search (see the package
-// documentation): lambdas 0.1, 0.03, 0.01 and 0.003 (with
-// DefaultOptions' mean loss), the max, top-25% and mean poolings, features
-// standardized and raw, 5 stratified folds with seed 1, rejection of
-// pairs trailing by more than 0.05 AUC after 2 folds, on DefaultOptions.
+// documentation): lambdas 0.03, 0.01 and 0.003 (with DefaultOptions'
+// mean loss), the max and the mean pooling, features standardized and
+// raw, 5 stratified folds with seed 1; after the first fold the (scaling,
+// pooling) pairs trailing the best by more than 0.05 AUC are dropped; the
+// cross-validation fits grow rho by 5% per iteration (half the iterations
+// of the default 2%, at the same AUC on fox and vaccine) and start each
+// lambda of a path from the previous fit's iterate with rho at 2% of where
+// that fit ended. The final fit uses DefaultOptions with the chosen
+// lambda, pooling and scaling.
 func DefaultSearch() Search {
 	return Search{
-		Lambdas:     []float64{0.1, 0.03, 0.01, 0.003},
-		Poolings:    []Pooling{MaxPooling(), TopFracPooling(0.25), MeanPooling()},
+		Lambdas:     []float64{0.03, 0.01, 0.003},
+		Poolings:    []Pooling{MaxPooling(), MeanPooling()},
 		Scalings:    []Scaling{ScaleAuto, ScaleNone},
 		Folds:       5,
 		Seed:        1,
 		Base:        DefaultOptions(),
-		ScreenFolds: 2,
+		ScreenFolds: 1,
 		Reject:      0.05,
-		WarmRho:     0.25,
+		WarmRho:     0.02,
+		CVRhoGrowth: 1.05,
 	}
 }
 
@@ -92,6 +102,8 @@ func (s Search) Validate() error {
 		return bad("Reject = %g, want finite and >= 0", s.Reject)
 	case !(s.WarmRho >= 0 && s.WarmRho <= 1):
 		return bad("WarmRho = %g, want in [0, 1]", s.WarmRho)
+	case s.CVRhoGrowth != 0 && !(s.CVRhoGrowth >= 1 && num.Finite(s.CVRhoGrowth)):
+		return bad("CVRhoGrowth = %g, want 0 or finite and >= 1", s.CVRhoGrowth)
 	}
 	for _, l := range s.Lambdas {
 		if !(l >= 0) || !num.Finite(l) {
@@ -406,6 +418,9 @@ func (cv *cvRun) path(ctx context.Context, pair, fold int) error {
 	opt := s.Base.withDefaults()
 	opt.Callback = nil
 	opt.Scaling, opt.Pooling = s.Scalings[sc], s.Poolings[pl]
+	if s.CVRhoGrowth != 0 {
+		opt.RhoGrowth = s.CVRhoGrowth
+	}
 	var st *state
 	rho := opt.Rho
 	inst := make([]float64, test.NumInstances())

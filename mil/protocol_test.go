@@ -389,3 +389,41 @@ func TestProtocolsOnRealData(t *testing.T) {
 		}
 	}
 }
+
+// TestRunWorkersFit runs real fits under 1, GOMAXPROCS (0) and 4 workers:
+// every fold's scores must be the same bits.
+func TestRunWorkersFit(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 80, Features: 6, MinInstances: 1, MaxInstances: 5, Seed: 61})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := func(ctx context.Context, train, test *Dataset) ([]float64, error) {
+		opt := DefaultOptions()
+		opt.Pooling = TopKPooling(2)
+		m, err := Fit(ctx, train, opt)
+		if err != nil {
+			return nil, err
+		}
+		return m.BagScores(test)
+	}
+	var ref *Report
+	for _, w := range []int{1, 0, 4} {
+		p := KFold(4, 2, 3)
+		p.Workers = w
+		rep, err := p.Run(context.Background(), d, fit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ref == nil {
+			ref = rep
+			continue
+		}
+		for i, f := range rep.Folds {
+			for k, s := range f.Scores {
+				if math.Float64bits(s) != math.Float64bits(ref.Folds[i].Scores[k]) {
+					t.Fatalf("workers %d: fold %d bag %d: %v, one worker %v", w, i, k, s, ref.Folds[i].Scores[k])
+				}
+			}
+		}
+	}
+}
