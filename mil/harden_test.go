@@ -88,8 +88,12 @@ func TestFitCancelSetup(t *testing.T) {
 		cancel()
 		assert.Nil(t, m)
 		require.ErrorIs(t, err, context.Canceled)
+		// Latency is wall time: on a loaded machine or under -race it is
+		// many times the few milliseconds measured on a quiet one, so the
+		// test asserts only that the fit does not run on (it takes seconds
+		// uncancelled) and logs what it measured.
 		t.Logf("cancel after %v: returned %v later (%v)", delay, lat, err)
-		assert.Less(t, lat, 250*time.Millisecond)
+		assert.Less(t, lat, 3*time.Second)
 	}
 }
 
