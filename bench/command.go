@@ -5,50 +5,89 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sort"
-	"strings"
+	"os"
 	"time"
 
+	"github.com/neadmm/neadmm/internal/datadir"
 	"github.com/neadmm/neadmm/internal/svgplot"
 )
 
-// Command is one subcommand of bench. A subcommand lives in one file that
-// calls Register from an init function:
-//
-//	func init() {
-//		Register(Command{
-//			Name:  "onebit",
-//			Short: "1-bit compressive sensing: objective vs M, recovery vs BIHT",
-//			Order: 20,
-//			Flags: func(fs *flag.FlagSet) RunFunc {
-//				n := fs.Int("n", 512, "signal length")
-//				return func(ctx context.Context, env *Env) error { ... }
-//			},
-//			TourArgs: []string{"-n", "128"},
-//		})
-//	}
-//
-// The common flags (-json, -svg, -seed, -quiet) are handled by the
-// framework and reach the command through Env.
+// Command is one subcommand of bench. Each lives in its own file as a
+// package-level variable (kernelsCommand in kernels.go, ...), listed once in
+// commandTable.
 type Command struct {
 	// Name is the word typed after "go run ./bench".
 	Name string
-	// Short is the one-line help shown in the command list.
+	// Short is the one-line help shown in the command list and under the
+	// command's heading in the report.
 	Short string
-	// Order sorts the command list and the quick tour (smaller first; ties
-	// by name). kernels is 10; leave gaps.
-	Order int
+	// Args, when not empty, describes the positional arguments the command
+	// takes (e.g. "A.json B.json [C.json ...]"), read with FlagSet.Args in a
+	// check. A command without Args takes none: extra words are a usage
+	// error.
+	Args string
 	// Flags defines the command's own flags on fs and returns the function
-	// that runs the command with their parsed values. It is called once per
-	// invocation, so flag variables may be locals of Flags. It must not
-	// define the common flags (json, svg, seed, quiet). A command that
-	// reads the real data sets defines "data" (a directory): a -data given
-	// before the command name, or to the tour, is handed to it.
-	Flags func(fs *flag.FlagSet) RunFunc
+	// that runs the command with their values. It is called once per
+	// invocation, so flag variables may be locals of Flags. Every value is
+	// checked before the command runs: a check registered with fs.Check
+	// that fails ends bench with exit status 2, its message naming the
+	// flag, before anything is printed on stdout. Flags must not define the
+	// common flags (json, svg, seed, quiet). A command that reads the real
+	// data sets defines "data" (a directory): a -data given before the
+	// command name, or to the tour, is handed to it.
+	Flags func(fs *FlagSet) RunFunc
+	// Offline commands measure nothing on this machine (compare reads
+	// other runs' files): bench prints no machine table before them.
+	Offline bool
 	// TourArgs, when non-nil, makes the quick tour (no arguments) run the
-	// command with these arguments. The whole tour must finish within a
-	// minute on a 2-core machine, so keep each command's share to seconds.
+	// command with these arguments, in commandTable's order. The whole
+	// tour should stay near 10 s on a 2-core machine, so keep each
+	// command's share to a few seconds.
 	TourArgs []string
+}
+
+// commandTable lists every subcommand, in the order of the command list
+// and of the quick tour.
+var commandTable = []*Command{&kernelsCommand, &onebitCommand, &milCommand, &scalingCommand, &latencyCommand, &compareCommand}
+
+// lookupCommand returns the named command, or nil.
+func lookupCommand(name string) *Command {
+	for _, c := range commandTable {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// FlagSet is what a command defines its flags on: a flag.FlagSet plus
+// checks that run right after parsing, before any work or output, so that
+// a bad value ends the run with exit status 2 and the flag's name, as the
+// flag package does for values it cannot parse at all.
+type FlagSet struct {
+	*flag.FlagSet
+	checks []func() error
+}
+
+func newFlagSet(name string, output io.Writer) *FlagSet {
+	fs := &FlagSet{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError)}
+	fs.SetOutput(output)
+	return fs
+}
+
+// Check registers fn to validate the parsed flags (in the order
+// registered). fn may also convert values for the run function to use. Its
+// error must name the flag, e.g. `-grid-m: sizes must increase: "50,40"`.
+func (fs *FlagSet) Check(fn func() error) { fs.checks = append(fs.checks, fn) }
+
+// check runs the registered checks and returns the first error.
+func (fs *FlagSet) check() error {
+	for _, fn := range fs.checks {
+		if err := fn(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // RunFunc runs a subcommand. It writes its tables, numbers and figures
@@ -58,33 +97,27 @@ type Command struct {
 // still writes everything recorded).
 type RunFunc func(ctx context.Context, env *Env) error
 
-var registry = map[string]Command{}
-
-// Register adds a subcommand. It panics on an empty or duplicate name or a
-// nil Flags, which are programming errors found at start-up.
-func Register(c Command) {
-	if c.Name == "" || c.Flags == nil || strings.HasPrefix(c.Name, "-") {
-		panic("bench.Register: command needs a name and Flags")
+// findData returns the data directory for a command's -data flag value
+// flagDir: flagDir itself when given, else what datadir.Find finds. When
+// none is found, dir is "" and note says where bench looked and how to
+// point it elsewhere, for the command to print.
+func findData(flagDir string) (dir, note string) {
+	if flagDir != "" {
+		return flagDir, ""
 	}
-	if _, dup := registry[c.Name]; dup || c.Name == "help" {
-		panic("bench.Register: duplicate command " + c.Name)
+	found, ok := datadir.Find()
+	if ok {
+		return found, ""
 	}
-	registry[c.Name] = c
-}
-
-// commands returns the registered commands in Order.
-func commands() []Command {
-	cs := make([]Command, 0, len(registry))
-	for _, c := range registry {
-		cs = append(cs, c)
+	where := "no go.mod above the working directory, so no ../shared/data beside the module root to look in"
+	switch {
+	case os.Getenv(datadir.EnvVar) != "":
+		where = fmt.Sprintf("$%s = %s is not a directory", datadir.EnvVar, os.Getenv(datadir.EnvVar))
+	case found != "":
+		where = fmt.Sprintf("looked in %s; $%s is not set", found, datadir.EnvVar)
 	}
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].Order != cs[j].Order {
-			return cs[i].Order < cs[j].Order
-		}
-		return cs[i].Name < cs[j].Name
-	})
-	return cs
+	return "", fmt.Sprintf("No data directory found: %s. Give -data DIR or set %s to the directory holding fox.csv and vaccine.svm.",
+		where, datadir.EnvVar)
 }
 
 // Env is what a running subcommand sees of the framework: where to write,
@@ -144,4 +177,16 @@ func (e *Env) Logf(format string, args ...any) {
 // work (silent under -quiet). Call Running before and Done after each unit.
 func (e *Env) Progress(phase string, total int) *Progress {
 	return newProgress(e.log, e.Quiet, e.Section.Command+": "+phase, total)
+}
+
+// checkDataDir checks a -data flag value: empty (look for the data) or an
+// existing directory.
+func checkDataDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("-data %s: not a directory", dir)
+	}
+	return nil
 }

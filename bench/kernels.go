@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -16,16 +14,13 @@ import (
 	"github.com/neadmm/neadmm/vec"
 )
 
-func init() {
-	Register(Command{
-		Name:  "kernels",
-		Short: "vec kernel timings: ns/op, GB/s, GFLOP/s, accelerated vs generic in one run",
-		Order: 10,
-		Flags: kernelsFlags,
-		// Three sizes (in L1, in L2, beyond the caches), short
-		// measurements: about 3 s on a 2-core machine.
-		TourArgs: []string{"-sizes", "256,16k,1m", "-time", "20ms", "-reps", "3"},
-	})
+var kernelsCommand = Command{
+	Name:  "kernels",
+	Short: "vec kernel timings: ns/op, GB/s, GFLOP/s, accelerated vs generic in one run",
+	Flags: kernelsFlags,
+	// Three sizes (in L1, in L2, beyond the caches), short
+	// measurements: about 3 s on a 2-core machine.
+	TourArgs: []string{"-sizes", "256,16k,1m", "-time", "20ms", "-reps", "3"},
 }
 
 // KernelsResult is the kernels command's JSON "results".
@@ -225,18 +220,18 @@ func parseSizes(s string) ([]int, error) {
 	return out, nil
 }
 
-func kernelsFlags(fs *flag.FlagSet) RunFunc {
+func kernelsFlags(fs *FlagSet) RunFunc {
 	sizes := fs.String("sizes", defaultSizes(), "comma-separated vector lengths (k, m suffixes: 1024, 1024²)")
 	names := fs.String("kernels", "dot,axpy,softthreshold,nrm2,mulvec,multransvec", "comma-separated kernels to time")
 	impl := fs.String("impl", "both", "implementation to time: accel, generic or both")
 	target := fs.Duration("time", 50*time.Millisecond, "duration of one timing sample")
 	reps := fs.Int("reps", 5, "samples per implementation and size (median and min/max reported)")
-	return func(ctx context.Context, env *Env) error {
-		ns, err := parseSizes(*sizes)
-		if err != nil {
-			return err
+	var ns []int
+	var specs []kernelSpec
+	fs.Check(func() (err error) {
+		if ns, err = parseSizes(*sizes); err != nil {
+			return fmt.Errorf("-sizes: %w", err)
 		}
-		var specs []kernelSpec
 		for _, name := range strings.Split(*names, ",") {
 			found := false
 			for _, k := range kernelSpecs {
@@ -245,12 +240,20 @@ func kernelsFlags(fs *flag.FlagSet) RunFunc {
 				}
 			}
 			if !found {
-				return fmt.Errorf("unknown kernel %q", name)
+				return fmt.Errorf("-kernels: unknown kernel %q", name)
 			}
 		}
-		if *reps < 1 || *target <= 0 {
-			return errors.New("-reps and -time must be positive")
+		switch {
+		case *impl != "accel" && *impl != "generic" && *impl != "both":
+			return fmt.Errorf("-impl %q: want accel, generic or both", *impl)
+		case *reps < 1:
+			return fmt.Errorf("-reps %d: want >= 1", *reps)
+		case *target <= 0:
+			return fmt.Errorf("-time %v: want > 0", *target)
 		}
+		return nil
+	})
+	return func(ctx context.Context, env *Env) error {
 		return runKernels(ctx, env, specs, ns, *impl, *target, *reps)
 	}
 }

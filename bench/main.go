@@ -1,14 +1,17 @@
 // Command bench is neadmm's benchmark and experiment driver.
 //
-//	go run ./bench                 quick tour: machine, kernel table, one solve per application
+//	go run ./bench                 quick tour: machine, kernel table, one solve per application, service latency
 //	go run ./bench -data DIR       the tour with the real data sets read from DIR
 //	go run ./bench <command> -h    flags of a command
 //	go run ./bench kernels         kernel timings, accelerated vs generic
+//	go run ./bench compare A.json B.json   two runs (e.g. x86 and ARM) side by side
 //
 // Results are Markdown tables on stdout; -json FILE writes every number and
 // the machine description, -svg DIR the figures. Progress goes to stderr.
-// Ctrl-C stops the running work; what finished is still printed and
-// written (exit status 130). A second Ctrl-C kills the process.
+// Flag values are checked before anything runs: a bad one exits with
+// status 2 and the flag's name. Ctrl-C stops the running work; what
+// finished is still printed and written (exit status 130). A second Ctrl-C
+// kills the process.
 package main
 
 import (
@@ -19,6 +22,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -44,6 +48,11 @@ const (
 	exitInterrupted = 130 // as a shell reports a SIGINT death
 )
 
+// tourSeconds is the measured wall time of the quick tour on the 2-core
+// development machine (with vaccine.svm and fox.csv found: 6.5 s with a
+// load average of 7 from other jobs, 16 s at 13), as the README quotes it.
+const tourSeconds = "about 7 s on a 2-core machine, more when it is busy"
+
 // common holds the flags every command accepts, before or after its name,
 // and -data, which before the name is handed to the commands defining it.
 type common struct {
@@ -51,6 +60,7 @@ type common struct {
 	svg   string
 	seed  uint64
 	quiet bool
+	note  string
 	data  string
 }
 
@@ -62,6 +72,26 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.svg, "svg", c.svg, "write the figures as SVG files into `dir`")
 	fs.Uint64Var(&c.seed, "seed", c.seed, "seed for all random data")
 	fs.BoolVar(&c.quiet, "quiet", c.quiet, "no progress or notes on stderr")
+	fs.StringVar(&c.note, "note", c.note, "`text` describing the run for the report and compare (instance type, emulation, load)")
+}
+
+// check validates the common flags that name output places, so a long run
+// does not end unable to write its results.
+func (c *common) check() error {
+	if c.json != "" {
+		if st, err := os.Stat(filepath.Dir(c.json)); err != nil || !st.IsDir() {
+			return fmt.Errorf("-json %s: directory %s does not exist", c.json, filepath.Dir(c.json))
+		}
+		if st, err := os.Stat(c.json); err == nil && st.IsDir() {
+			return fmt.Errorf("-json %s: is a directory", c.json)
+		}
+	}
+	if c.svg != "" {
+		if st, err := os.Stat(c.svg); err == nil && !st.IsDir() {
+			return fmt.Errorf("-svg %s: not a directory", c.svg)
+		}
+	}
+	return nil
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
@@ -83,118 +113,205 @@ func parseIncreasing[T int | float64](s, what string, parse func(string) (T, boo
 	return out, nil
 }
 
-// job is one command to run with its parsed flags.
+// job is one command to run with its checked flags.
 type job struct {
-	cmd  Command
+	cmd  *Command
 	args []string
 	fn   RunFunc
 }
 
+// invocation is one run of bench: its settings and where it writes.
+type invocation struct {
+	common
+	stdout, stderr io.Writer
+	top            *flag.FlagSet
+	tour           bool
+	args           []string // the arguments after the top-level flags
+}
+
+// exitNow is returned by a planning step that ends the run before any
+// work, with this exit status; the step has printed why.
+type exitNow int
+
+func (e exitNow) Error() string { return "exit status " + itoa(int(e)) }
+
 // run is the whole program with its inputs made explicit, so tests call it
 // in-process. It returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := &common{seed: 1}
-	top := flag.NewFlagSet("bench", flag.ContinueOnError)
-	top.SetOutput(stderr)
-	c.register(top)
-	// -data is not a common flag: it belongs to the commands that read
-	// real data (mil), which define it themselves, and is handed to them.
-	top.StringVar(&c.data, "data", "", "`dir` holding the real data sets (fox.csv, vaccine.svm) for mil, in the tour too; "+
-		"the same as mil's -data (default: ../shared/data or $"+datadir.EnvVar+" when found)")
-	top.Usage = func() { usage(top, stderr) }
-	if err := top.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+	inv := &invocation{common: common{seed: 1}, stdout: stdout, stderr: stderr}
+	jobs, err := inv.plan(args)
+	if err != nil {
+		var e exitNow
+		if errors.As(err, &e) {
+			return int(e)
 		}
-		return exitUsage
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return exitError
 	}
-	rest := top.Args()
+	rep := inv.newReport()
+	inv.printHeader(rep, jobs)
+	status := inv.runJobs(ctx, rep, jobs)
+	return inv.finish(ctx, rep, status)
+}
 
-	var jobs []job
-	tour := len(rest) == 0
-	if tour {
-		// The quick tour runs every command registered with TourArgs, in
-		// Order (kernels, onebit, mil, scaling); a command joins it by
-		// registering with TourArgs, nothing here changes. -data goes to
-		// those that define it.
-		for _, cmd := range commands() {
-			if cmd.TourArgs == nil {
-				continue
-			}
-			fs := flag.NewFlagSet("bench "+cmd.Name, flag.ContinueOnError)
-			fs.SetOutput(stderr)
-			fn := cmd.Flags(fs)
-			args := append([]string{}, cmd.TourArgs...)
-			if c.data != "" && fs.Lookup("data") != nil {
-				args = append(args, "-data", c.data)
-			}
-			if err := fs.Parse(args); err != nil {
-				fmt.Fprintf(stderr, "bench: bad tour arguments for %s: %v\n", cmd.Name, err)
-				return exitError
-			}
-			jobs = append(jobs, job{cmd, args, fn})
+// plan parses the top-level flags and then the tour's or the named
+// command's, and checks every value. Nothing is printed on stdout unless
+// help was asked for.
+func (inv *invocation) plan(args []string) ([]job, error) {
+	inv.top = flag.NewFlagSet("bench", flag.ContinueOnError)
+	inv.top.SetOutput(inv.stderr)
+	inv.register(inv.top)
+	// -data is not a common flag: it belongs to the commands that read
+	// real data, which define it themselves, and is handed to them.
+	inv.top.StringVar(&inv.data, "data", "", "`dir` holding the real data sets (fox.csv, vaccine.svm) for mil and latency, in the tour too; "+
+		"the same as their -data (default: ../shared/data or $"+datadir.EnvVar+" when found)")
+	inv.top.Usage = func() { inv.usage(inv.stderr) }
+	if err := inv.top.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, exitNow(exitOK)
 		}
+		return nil, exitNow(exitUsage)
+	}
+	inv.args = inv.top.Args()
+	if len(inv.args) == 0 {
+		inv.tour = true
+		if err := inv.usageError("", errors.Join(inv.common.check(), checkDataDir(inv.data))); err != nil {
+			return nil, err
+		}
+		return inv.tourJobs()
+	}
+	j, err := inv.commandJob()
+	if err != nil {
+		return nil, err
+	}
+	return []job{j}, nil
+}
+
+// usageError prints err, when not nil, as a usage error of the named
+// command ("" for bench itself) and returns exitNow(exitUsage).
+func (inv *invocation) usageError(name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if name == "" {
+		fmt.Fprintf(inv.stderr, "bench: %v\nRun 'go run ./bench -h' for the flags.\n", err)
 	} else {
-		name := rest[0]
-		if name == "help" {
-			if len(rest) > 1 {
-				name, rest = rest[1], []string{rest[1], "-h"}
-			} else {
-				usage(top, stdout)
-				return exitOK
-			}
+		fmt.Fprintf(inv.stderr, "bench %s: %v\nRun 'go run ./bench %s -h' for its flags.\n", name, err, name)
+	}
+	return exitNow(exitUsage)
+}
+
+// tourJobs returns the quick tour: every command with TourArgs, in table
+// order, with -data handed to those that define it. Tour arguments that do
+// not parse are a bug of bench, not a usage error.
+func (inv *invocation) tourJobs() ([]job, error) {
+	var jobs []job
+	for _, cmd := range commandTable {
+		if cmd.TourArgs == nil {
+			continue
 		}
-		cmd, ok := registry[name]
-		if !ok {
-			fmt.Fprintf(stderr, "bench: unknown command %q\n\n", name)
-			usage(top, stderr)
-			return exitUsage
-		}
-		fs := flag.NewFlagSet("bench "+name, flag.ContinueOnError)
-		fs.SetOutput(stderr)
+		fs := newFlagSet("bench "+cmd.Name, inv.stderr)
 		fn := cmd.Flags(fs)
-		c.register(fs)
-		fs.Usage = func() {
-			fmt.Fprintf(fs.Output(), "usage: go run ./bench %s [flags]\n\n%s\n\nflags:\n", name, cmd.Short)
-			fs.PrintDefaults()
+		args := append([]string{}, cmd.TourArgs...)
+		if inv.data != "" && fs.Lookup("data") != nil {
+			args = append(args, "-data", inv.data)
 		}
-		args := rest[1:]
-		if c.data != "" {
-			if fs.Lookup("data") == nil {
-				fmt.Fprintf(stderr, "bench: -data: the %s command reads no data sets\n", name)
-				return exitUsage
-			}
-			// First, so that a -data after the name wins.
-			args = append([]string{"-data", c.data}, args...)
+		err := fs.Parse(args)
+		if err == nil {
+			err = fs.check()
 		}
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return exitOK
-			}
-			return exitUsage
-		}
-		if fs.NArg() > 0 {
-			fmt.Fprintf(stderr, "bench %s: unexpected arguments %q\n", name, fs.Args())
-			return exitUsage
+		if err != nil {
+			return nil, fmt.Errorf("bad tour arguments for %s: %w", cmd.Name, err)
 		}
 		jobs = append(jobs, job{cmd, args, fn})
 	}
+	return jobs, nil
+}
 
-	start := time.Now()
+// commandJob parses and checks the named command's flags (inv.args is the
+// name and its arguments); "help CMD" is CMD -h.
+func (inv *invocation) commandJob() (job, error) {
+	name, rest := inv.args[0], inv.args[1:]
+	if name == "help" {
+		if len(rest) == 0 {
+			inv.usage(inv.stdout)
+			return job{}, exitNow(exitOK)
+		}
+		name, rest = rest[0], []string{"-h"}
+	}
+	cmd := lookupCommand(name)
+	if cmd == nil {
+		fmt.Fprintf(inv.stderr, "bench: unknown command %q\n\n", name)
+		inv.usage(inv.stderr)
+		return job{}, exitNow(exitUsage)
+	}
+	fs := newFlagSet("bench "+name, inv.stderr)
+	fn := cmd.Flags(fs)
+	inv.register(fs.FlagSet)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: %s\n\n%s\n\nflags:\n", strings.TrimSpace("go run ./bench "+name+" [flags] "+cmd.Args), cmd.Short)
+		fs.PrintDefaults()
+	}
+	args := rest
+	if inv.data != "" {
+		if fs.Lookup("data") == nil {
+			return job{}, inv.usageError(name, fmt.Errorf("-data: the %s command reads no data sets", name))
+		}
+		// First, so that a -data after the name wins.
+		args = append([]string{"-data", inv.data}, args...)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return job{}, exitNow(exitOK)
+		}
+		return job{}, exitNow(exitUsage) // the flag package said why
+	}
+	if fs.NArg() > 0 && cmd.Args == "" {
+		return job{}, inv.usageError(name, fmt.Errorf("unexpected arguments %q", fs.Args()))
+	}
+	if err := inv.usageError(name, errors.Join(inv.common.check(), fs.check())); err != nil {
+		return job{}, err
+	}
+	return job{cmd, args, fn}, nil
+}
+
+// newReport starts the report of this run.
+func (inv *invocation) newReport() *Report {
 	rep := &Report{
-		Schema:  1,
-		Args:    append([]string{}, args...),
-		Seed:    c.seed,
-		Started: start.UTC().Format(time.RFC3339),
+		Schema:  schemaVersion,
+		Args:    append([]string{}, inv.args...),
+		Seed:    inv.seed,
+		Note:    inv.note,
+		Started: time.Now().UTC().Format(time.RFC3339),
 		Machine: describeMachine(),
+		start:   time.Now(),
 	}
-	if tour {
-		fmt.Fprintf(stdout, "# neadmm bench: quick tour\n\n")
-	} else {
-		fmt.Fprintf(stdout, "# neadmm bench %s\n\n", strings.Join(args, " "))
-	}
-	rep.Machine.table().Markdown(stdout)
+	return rep
+}
 
+// printHeader prints the report's title and, unless every job is offline,
+// the machine table.
+func (inv *invocation) printHeader(rep *Report, jobs []job) {
+	if inv.tour {
+		fmt.Fprintf(inv.stdout, "# neadmm bench: quick tour\n\n")
+	} else {
+		fmt.Fprintf(inv.stdout, "# neadmm bench %s\n\n", strings.Join(inv.args, " "))
+	}
+	for _, j := range jobs {
+		if !j.cmd.Offline {
+			t := rep.Machine.table()
+			if rep.Note != "" {
+				t.Add("note", rep.Note)
+			}
+			t.Markdown(inv.stdout)
+			return
+		}
+	}
+}
+
+// runJobs runs the jobs in order until one is interrupted, recording each
+// as a section of rep. It returns exitError if a job failed, else exitOK.
+func (inv *invocation) runJobs(ctx context.Context, rep *Report, jobs []job) int {
 	status := exitOK
 	for _, j := range jobs {
 		if ctx.Err() != nil {
@@ -202,8 +319,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		sec := &Section{Command: j.cmd.Name, Args: append([]string{}, j.args...), Status: "ok"}
 		rep.Sections = append(rep.Sections, sec)
-		env := &Env{Out: stdout, Seed: c.seed, Quiet: c.quiet, Tour: tour, Section: sec, log: stderr, start: time.Now()}
-		fmt.Fprintf(stdout, "## %s\n\n%s\n\n", j.cmd.Name, j.cmd.Short)
+		env := &Env{Out: inv.stdout, Seed: inv.seed, Quiet: inv.quiet, Tour: inv.tour, Section: sec, log: inv.stderr, start: time.Now()}
+		fmt.Fprintf(inv.stdout, "## %s\n\n%s\n\n", j.cmd.Name, j.cmd.Short)
 		err := j.fn(ctx, env)
 		sec.ElapsedS = time.Since(env.start).Seconds()
 		switch {
@@ -212,27 +329,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			sec.Status = "interrupted"
 		default:
 			sec.Status, sec.Error = "error", err.Error()
-			fmt.Fprintf(stderr, "bench %s: %v\n", j.cmd.Name, err)
+			fmt.Fprintf(inv.stderr, "bench %s: %v\n", j.cmd.Name, err)
 			status = exitError
 		}
 	}
+	return status
+}
+
+// finish reports an interruption, writes the figures and the JSON, and
+// returns the exit status: status, or exitError if writing failed, or
+// exitInterrupted after Ctrl-C.
+func (inv *invocation) finish(ctx context.Context, rep *Report, status int) int {
 	if ctx.Err() != nil {
 		rep.Interrupted = true
-		fmt.Fprintf(stdout, "**Interrupted**: the tables above hold what finished.\n\n")
-		if !c.quiet {
-			fmt.Fprintf(stderr, "bench: interrupted; writing what finished\n")
+		fmt.Fprintf(inv.stdout, "**Interrupted**: the tables above hold what finished.\n\n")
+		if !inv.quiet {
+			fmt.Fprintf(inv.stderr, "bench: interrupted; writing what finished\n")
 		}
 	}
-	if c.svg != "" {
-		if err := writeFigures(rep, c.svg); err != nil {
-			fmt.Fprintf(stderr, "bench: -svg: %v\n", err)
+	if inv.svg != "" {
+		if err := writeFigures(rep, inv.svg); err != nil {
+			fmt.Fprintf(inv.stderr, "bench: -svg: %v\n", err)
 			status = exitError
 		}
 	}
-	rep.ElapsedS = time.Since(start).Seconds()
-	if c.json != "" {
-		if err := writeJSON(rep, c.json); err != nil {
-			fmt.Fprintf(stderr, "bench: -json: %v\n", err)
+	rep.ElapsedS = time.Since(rep.start).Seconds()
+	if inv.json != "" {
+		if err := writeJSON(rep, inv.json); err != nil {
+			fmt.Fprintf(inv.stderr, "bench: -json: %v\n", err)
 			status = exitError
 		}
 	}
@@ -242,21 +366,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
-func usage(top *flag.FlagSet, w io.Writer) {
+func (inv *invocation) usage(w io.Writer) {
 	fmt.Fprintf(w, `usage: go run ./bench [flags] [command [command flags]]
 
-Without a command, bench runs a quick tour (under a minute): the machine,
-a short kernel table and a small run of each application. Its mil part also
-fits fox.csv and vaccine.svm from -data DIR (default: ../shared/data or
-$%s when found).
+Without a command, bench runs a quick tour (%s):
+the machine, a short kernel table, a small run of each application and a
+few service-latency rows. Its mil part also fits fox.csv and vaccine.svm from
+-data DIR (default: ../shared/data or $%s when found).
 
 commands:
-`, datadir.EnvVar)
-	for _, c := range commands() {
+`, tourSeconds, datadir.EnvVar)
+	for _, c := range commandTable {
 		fmt.Fprintf(w, "  %-10s %s\n", c.Name, c.Short)
 	}
 	fmt.Fprintf(w, "  %-10s %s\n", "help", "help CMD shows the flags of CMD (as does CMD -h)")
 	fmt.Fprintf(w, "\nflags (before the command name; all but -data also after it):\n")
-	top.SetOutput(w)
-	top.PrintDefaults()
+	inv.top.SetOutput(w)
+	inv.top.PrintDefaults()
 }

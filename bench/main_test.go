@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -18,6 +17,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/neadmm/neadmm/internal/datadir"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func runBench(ctx context.Context, args ...string) (code int, stdout, stderr string) {
@@ -45,13 +48,9 @@ type reportJSON struct {
 func readReport(t *testing.T, name string) *reportJSON {
 	t.Helper()
 	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rep := &reportJSON{}
-	if err := json.Unmarshal(b, rep); err != nil {
-		t.Fatalf("JSON does not parse: %v", err)
-	}
+	require.NoError(t, json.Unmarshal(b, rep), "JSON does not parse")
 	return rep
 }
 
@@ -60,9 +59,7 @@ func readReport(t *testing.T, name string) *reportJSON {
 func checkSVG(t *testing.T, name string) int {
 	t.Helper()
 	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d := xml.NewDecoder(bytes.NewReader(b))
 	paths := 0
 	for {
@@ -88,9 +85,7 @@ func relClose(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(math.A
 func svgLegend(t *testing.T, name string) []string {
 	t.Helper()
 	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var labels []string
 	d := xml.NewDecoder(bytes.NewReader(b))
 	depth, entry, inText := 0, -1, false // entry: depth of the open legend entry
@@ -269,27 +264,75 @@ func TestKernelsPinnedImpl(t *testing.T) {
 func TestUsageAndErrors(t *testing.T) {
 	ctx := context.Background()
 	code, _, errs := runBench(ctx, "kernels", "-h")
-	if code != exitOK || !strings.Contains(errs, "-sizes") || !strings.Contains(errs, "-json") {
-		t.Errorf("kernels -h: exit %d, output:\n%s", code, errs)
-	}
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, errs, "-sizes")
+	assert.Contains(t, errs, "-json")
 	code, out, _ := runBench(ctx, "help")
-	if code != exitOK || !strings.Contains(out, "kernels") || !strings.Contains(out, "-svg") {
-		t.Errorf("help: exit %d, output:\n%s", code, out)
+	assert.Equal(t, exitOK, code)
+	for _, c := range commandTable {
+		assert.Contains(t, out, "\n  "+c.Name+" ", "help lists every command")
 	}
+	assert.Contains(t, out, "-svg")
+	code, _, errs = runBench(ctx, "help", "compare")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, errs, "usage: go run ./bench compare [flags] A.json B.json [C.json ...]")
+	for _, args := range [][]string{{"nosuch"}, {"kernels", "stray"}, {"kernels", "-nosuchflag"}, {"-data", "/", "kernels"}} {
+		code, out, _ := runBench(ctx, args...)
+		assert.Equal(t, exitUsage, code, "%q", args)
+		assert.Empty(t, out, "%q printed on stdout", args)
+	}
+}
+
+// TestBadFlagValues checks that a bad value of any command's flag ends the
+// run before it starts: exit status 2, nothing on stdout, the flag's name
+// on stderr.
+func TestBadFlagValues(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nosuch")
 	for _, c := range []struct {
 		args []string
-		code int
+		flag string // named in the message
 	}{
-		{[]string{"nosuch"}, exitUsage},
-		{[]string{"kernels", "stray"}, exitUsage},
-		{[]string{"kernels", "-nosuchflag"}, exitUsage},
-		{[]string{"kernels", "-impl", "bogus", "-quiet"}, exitError},
-		{[]string{"kernels", "-sizes", "0", "-quiet"}, exitError},
-		{[]string{"kernels", "-kernels", "gemm", "-quiet"}, exitError},
+		{[]string{"kernels", "-impl", "bogus"}, "-impl"},
+		{[]string{"kernels", "-sizes", "0"}, "-sizes"},
+		{[]string{"kernels", "-kernels", "gemm"}, "-kernels"},
+		{[]string{"kernels", "-reps", "0"}, "-reps"},
+		{[]string{"kernels", "-time", "0s"}, "-time"},
+		{[]string{"kernels", "-json", filepath.Join(missing, "out.json")}, "-json"},
+		{[]string{"-json", filepath.Join(missing, "out.json"), "kernels"}, "-json"},
+		{[]string{"-svg", "main.go"}, "-svg"}, // the tour's flags too
+		{[]string{"onebit", "-grid-m", "50,40"}, "-grid-m"},
+		{[]string{"onebit", "-grid-k", "600"}, "-grid-n"},
+		{[]string{"onebit", "-rec-ratios", "x"}, "-rec-ratios"},
+		{[]string{"onebit", "-lambda", "0"}, "-lambda"},
+		{[]string{"onebit", "-workers", "0"}, "-workers"},
+		{[]string{"mil", "-protocols", "loo"}, "-protocols"},
+		{[]string{"mil", "-methods", "svm"}, "-methods"},
+		{[]string{"mil", "-folds", "1"}, "-folds"},
+		{[]string{"mil", "-synth", "1"}, "-synth"},
+		{[]string{"mil", "-workers", "0"}, "-workers"},
+		{[]string{"mil", "-data", missing}, "-data"},
+		{[]string{"-data", missing, "mil"}, "-data"},
+		{[]string{"-data", missing}, "-data"}, // the tour
+		{[]string{"scaling", "-bags", "10,5"}, "-bags"},
+		{[]string{"scaling", "-features", "x"}, "-features"},
+		{[]string{"scaling", "-beta", "qr"}, "-beta"},
+		{[]string{"scaling", "-iters", "0"}, "-iters"},
+		{[]string{"scaling", "-density", "2"}, "-density"},
+		{[]string{"latency", "-ops", "gemm"}, "-ops"},
+		{[]string{"latency", "-ops", ","}, "-ops"},
+		{[]string{"latency", "-sizes", "64,32"}, "-sizes"},
+		{[]string{"latency", "-problems", "256"}, "-problems"},
+		{[]string{"latency", "-problems", "2x128"}, "-problems"},
+		{[]string{"latency", "-goroutines", "0"}, "-goroutines"},
+		{[]string{"latency", "-scale", "0"}, "-scale"},
+		{[]string{"latency", "-scale", "NaN"}, "-scale"},
+		{[]string{"latency", "-data", missing}, "-data"},
+		{[]string{"compare", "a.json", "-svg", "x"}, "-svg"},
 	} {
-		if code, _, _ := runBench(ctx, c.args...); code != c.code {
-			t.Errorf("%q: exit %d, want %d", c.args, code, c.code)
-		}
+		code, out, errs := runBench(context.Background(), c.args...)
+		assert.Equal(t, exitUsage, code, "%q", c.args)
+		assert.Empty(t, out, "%q: output before the flags were checked", c.args)
+		assert.Contains(t, errs, c.flag, "%q: the message does not name the flag", c.args)
 	}
 }
 
@@ -343,31 +386,27 @@ func writeTinyFox(t *testing.T, dir string) {
 			fmt.Fprintf(&b, "%d,%d,%d,%g,%g,%g\n", id, bag+1, label, f1, 0.3*float64(bag%3), 0.2*float64(inst))
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "fox.csv"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "fox.csv"), []byte(b.String()), 0o644))
 }
 
 // setTourArgs replaces a command's tour arguments for the test.
 func setTourArgs(t *testing.T, name string, args ...string) {
-	c := registry[name]
+	c := lookupCommand(name)
 	saved := c.TourArgs
 	c.TourArgs = args
-	registry[name] = c
-	t.Cleanup(func() { c.TourArgs = saved; registry[name] = c })
+	t.Cleanup(func() { c.TourArgs = saved })
 }
 
 // TestTourArgs checks the real tour arguments parse and give the onebit
 // figures curves: at least 3 values of M and of M/N.
 func TestTourArgs(t *testing.T) {
-	for _, c := range commands() {
+	for _, c := range commandTable {
 		if c.TourArgs == nil {
 			continue
 		}
-		fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
+		fs := newFlagSet(c.Name, io.Discard)
 		c.Flags(fs)
-		if err := fs.Parse(c.TourArgs); err != nil || fs.NArg() > 0 {
+		if err := fs.Parse(c.TourArgs); err != nil || fs.NArg() > 0 || fs.check() != nil {
 			t.Errorf("%s: tour arguments %q: %v", c.Name, c.TourArgs, err)
 			continue
 		}
@@ -392,6 +431,7 @@ func TestTour(t *testing.T) {
 	setTourArgs(t, "kernels", "-sizes", "64", "-time", "1ms", "-reps", "3", "-kernels", "dot,axpy")
 	setTourArgs(t, "onebit", "-grid-n", "64", "-grid-m", "20,40,60", "-grid-k", "4", "-grid-seeds", "1",
 		"-rec-n", "60", "-rec-k", "3", "-rec-ratios", "0.5,1,2", "-rec-seeds", "1", "-speed-n", "0")
+	setTourArgs(t, "latency", "-ops", "dot,bag", "-sizes", "64", "-scale", "0.01", "-goroutines", "1")
 
 	dir := t.TempDir()
 	writeTinyFox(t, dir)
@@ -409,9 +449,7 @@ func TestTour(t *testing.T) {
 		t.Errorf("tour sections: %+v", rep.Sections)
 	}
 	b, err := os.ReadFile(js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var raw struct {
 		Sections []struct {
 			Command string
@@ -421,9 +459,7 @@ func TestTour(t *testing.T) {
 			Results json.RawMessage
 		}
 	}
-	if err := json.Unmarshal(b, &raw); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(b, &raw))
 	var cmds []string
 	for _, sec := range raw.Sections {
 		cmds = append(cmds, sec.Command)
@@ -434,9 +470,7 @@ func TestTour(t *testing.T) {
 		case "onebit":
 			// Curves, not lone points, when the arguments ask for them.
 			var res OnebitResult
-			if err := json.Unmarshal(sec.Results, &res); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, json.Unmarshal(sec.Results, &res))
 			if res.Grid == nil || len(res.Grid.Cells) < 3 || res.Recovery == nil || len(res.Recovery.Points) < 3 {
 				t.Errorf("onebit tour: %+v", res)
 			}
@@ -445,9 +479,7 @@ func TestTour(t *testing.T) {
 			}
 		case "mil":
 			var res MILResult
-			if err := json.Unmarshal(sec.Results, &res); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, json.Unmarshal(sec.Results, &res))
 			var names []string
 			for _, ds := range res.Datasets {
 				names = append(names, fmt.Sprintf("%s/%d", ds.Name, ds.Bags))
@@ -461,9 +493,27 @@ func TestTour(t *testing.T) {
 			}
 		}
 	}
-	if strings.Join(cmds, ",") != "kernels,onebit,mil,scaling" {
+	if strings.Join(cmds, ",") != "kernels,onebit,mil,scaling,latency" {
 		t.Errorf("tour ran %v", cmds)
 	}
+}
+
+// TestTourWithoutData checks that the tour says where it looked for the
+// data sets and how to point it at them when they are not found.
+func TestTourWithoutData(t *testing.T) {
+	for _, c := range commandTable {
+		if c.Name != "mil" && c.TourArgs != nil {
+			setTourArgs(t, c.Name) // only mil
+		}
+	}
+	missing := filepath.Join(t.TempDir(), "nosuch")
+	t.Setenv(datadir.EnvVar, missing)
+	code, out, errs := runBench(context.Background(), "-quiet")
+	require.Equal(t, exitOK, code, errs)
+	_, mil, _ := strings.Cut(out, "## mil\n")
+	assert.True(t, strings.HasPrefix(strings.SplitN(mil, "\n\n", 3)[1], "No data directory found: $"+datadir.EnvVar+" = "+missing+
+		" is not a directory. Give -data DIR or set "+datadir.EnvVar+" to the directory holding fox.csv and vaccine.svm."),
+		"the mil part of the tour starts with where it looked:\n%s", mil)
 }
 
 // TestDataFlag checks -data before the command name: handed to mil, a
@@ -503,9 +553,7 @@ func TestInterruptAfterUnits(t *testing.T) {
 		{"kernels", []string{"-kernels", "dot,axpy", "-sizes", "16,64,256", "-time", "1ms", "-reps", "3"}, 4,
 			[]int{3, 1}, []string{"kernels-gbps.svg"}, func(t *testing.T, raw json.RawMessage, _ []string) {
 				var res KernelsResult
-				if err := json.Unmarshal(raw, &res); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, json.Unmarshal(raw, &res))
 				var got []string
 				for _, pt := range res.Points {
 					got = append(got, fmt.Sprintf("%s/%d", pt.Kernel, pt.N))
@@ -518,9 +566,7 @@ func TestInterruptAfterUnits(t *testing.T) {
 			"-rec-k", "3", "-rec-seeds", "1", "-speed-n", "0"}, 4,
 			[]int{3, 1}, []string{"onebit-objective.svg"}, func(t *testing.T, raw json.RawMessage, notes []string) {
 				var res OnebitResult
-				if err := json.Unmarshal(raw, &res); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, json.Unmarshal(raw, &res))
 				if res.Grid == nil || len(res.Grid.Cells) != 4 || res.Recovery != nil || res.Speed != nil {
 					t.Fatalf("results %+v", res)
 				}
@@ -535,9 +581,7 @@ func TestInterruptAfterUnits(t *testing.T) {
 			"-iters", "5", "-reps", "1", "-beta", "gram"}, 2,
 			[]int{2}, []string{"scaling-time.svg"}, func(t *testing.T, raw json.RawMessage, _ []string) {
 				var res ScalingResult
-				if err := json.Unmarshal(raw, &res); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, json.Unmarshal(raw, &res))
 				if len(res.VsBags) != 2 || len(res.VsFeatures) != 0 || len(res.Slopes) != 1 || res.Slopes[0].Sweep != "bags" {
 					t.Errorf("results %+v", res)
 				}
@@ -552,9 +596,7 @@ func TestInterruptAfterUnits(t *testing.T) {
 				t.Fatalf("exit %d, want %d: %s", code, exitInterrupted, errs)
 			}
 			b, err := os.ReadFile(js)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var rep struct {
 				Interrupted bool
 				Sections    []struct {
@@ -565,9 +607,7 @@ func TestInterruptAfterUnits(t *testing.T) {
 					Results json.RawMessage
 				}
 			}
-			if err := json.Unmarshal(b, &rep); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, json.Unmarshal(b, &rep))
 			if !rep.Interrupted || len(rep.Sections) != 1 || rep.Sections[0].Status != "interrupted" {
 				t.Fatalf("report: interrupted %v, %d sections", rep.Interrupted, len(rep.Sections))
 			}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,18 +16,15 @@ import (
 	"github.com/neadmm/neadmm/mil"
 )
 
-func init() {
-	Register(Command{
-		Name:  "mil",
-		Short: "multi-instance learning: the paper's Table 1 (fox, vaccine) with mean ± std over folds, fit times, ROC/PR curves",
-		Order: 30,
-		Flags: milFlags,
-		// One default fit on the paper's 80/20 split of synthetic bags
-		// and (when the data directory is found) of vaccine and fox:
-		// about 1 s here (70 s under qemu's arm64 emulation with both
-		// methods, so only the default one).
-		TourArgs: []string{"-protocols", "split", "-synth", "300", "-methods", "default"},
-	})
+var milCommand = Command{
+	Name:  "mil",
+	Short: "multi-instance learning: the paper's Table 1 (fox, vaccine) with mean ± std over folds, fit times, ROC/PR curves",
+	Flags: milFlags,
+	// One default fit on the paper's 80/20 split of synthetic bags
+	// and (when the data directory is found) of vaccine and fox:
+	// about 1 s here (70 s under qemu's arm64 emulation with both
+	// methods, so only the default one).
+	TourArgs: []string{"-protocols", "split", "-synth", "300", "-methods", "default"},
 }
 
 // paperTable1 is neADMM's row of the paper's Table 1 (80/20 split).
@@ -139,7 +135,7 @@ var milMethods = []milMethod{
 	{"fitcv", "mil.FitCV with mil.DefaultSearch(): λ, pooling and scaling chosen by CV inside each training set", mil.DefaultOptions, true},
 }
 
-func milFlags(fs *flag.FlagSet) RunFunc {
+func milFlags(fs *FlagSet) RunFunc {
 	data := fs.String("data", "", "`dir` holding fox.csv and vaccine.svm (default: ../shared/data or $"+datadir.EnvVar+" when found)")
 	files := fs.String("files", "vaccine.svm,fox.csv", "comma-separated data `files` to evaluate in the data directory")
 	protocols := fs.String("protocols", "split,cv", "comma-separated `protocols`: split (the paper's stratified 80/20) and cv (k-fold CV, repeated)")
@@ -148,11 +144,12 @@ func milFlags(fs *flag.FlagSet) RunFunc {
 	methods := fs.String("methods", "default,paper,fitcv", "comma-separated option `sets`: default (mil.DefaultOptions), paper (mil.PaperOptions), fitcv (mil.FitCV with mil.DefaultSearch)")
 	synth := fs.Int("synth", 0, "also evaluate `n` synthetic bags with a planted max rule (always done when no data directory is found)")
 	workers := fs.Int("workers", 1, "folds fitted in parallel (fit times are per fit, so >1 inflates them on a busy machine)")
-	return func(ctx context.Context, env *Env) error {
-		cfg := milConfig{folds: *folds, repeats: *repeats, synth: *synth, workers: *workers}
+	cfg := milConfig{}
+	fs.Check(func() error {
+		cfg = milConfig{folds: *folds, repeats: *repeats, synth: *synth, workers: *workers}
 		for _, p := range splitList(*protocols) {
 			if p != "split" && p != "cv" {
-				return fmt.Errorf("unknown protocol %q (want split or cv)", p)
+				return fmt.Errorf("-protocols: unknown protocol %q (want split or cv)", p)
 			}
 			cfg.protocols = append(cfg.protocols, p)
 		}
@@ -164,29 +161,34 @@ func milFlags(fs *flag.FlagSet) RunFunc {
 				}
 			}
 			if !found {
-				return fmt.Errorf("unknown method %q (want default, paper or fitcv)", name)
+				return fmt.Errorf("-methods: unknown method %q (want default, paper or fitcv)", name)
 			}
 		}
 		switch {
-		case len(cfg.protocols) == 0 || len(cfg.methods) == 0:
-			return errors.New("no protocol or no method selected")
+		case len(cfg.protocols) == 0:
+			return errors.New("-protocols: no protocol selected")
+		case len(cfg.methods) == 0:
+			return errors.New("-methods: no method selected")
 		case cfg.folds < 2 || cfg.repeats < 1:
 			return fmt.Errorf("-folds %d -repeats %d: want folds >= 2 and repeats >= 1", cfg.folds, cfg.repeats)
 		case cfg.synth < 0 || cfg.synth == 1:
 			return fmt.Errorf("-synth %d: want 0 or >= 2 bags", cfg.synth)
+		case cfg.workers < 1:
+			return fmt.Errorf("-workers %d: want >= 1", cfg.workers)
 		}
-		cfg.dir = *data
-		if cfg.dir == "" {
-			if dir, ok := datadir.Find(); ok {
-				cfg.dir = dir
-			}
-		}
+		return checkDataDir(*data)
+	})
+	return func(ctx context.Context, env *Env) error {
+		dir, note := findData(*data)
+		cfg.dir = dir
 		if cfg.dir != "" {
 			cfg.files = splitList(*files)
 		}
 		if len(cfg.files) == 0 && cfg.synth == 0 {
 			cfg.synth = 300
-			env.Note("No data directory found (give -data DIR or set %s): evaluating %d synthetic bags instead.", datadir.EnvVar, cfg.synth)
+		}
+		if note != "" {
+			env.Note("%s Table 1 needs them: evaluating %d synthetic bags only.", note, cfg.synth)
 		}
 		return runMIL(ctx, env, cfg)
 	}

@@ -244,8 +244,8 @@ func TestMILScalingFlags(t *testing.T) {
 		{"scaling", "-beta", "qr", "-quiet"},
 		{"scaling", "-iters", "0", "-quiet"},
 	} {
-		if code, _, _ := runBench(ctx, args...); code != exitError {
-			t.Errorf("%q: exit %d, want %d", args, code, exitError)
+		if code, _, _ := runBench(ctx, args...); code != exitUsage {
+			t.Errorf("%q: exit %d, want %d", args, code, exitUsage)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"strconv"
@@ -16,19 +15,16 @@ import (
 	"github.com/neadmm/neadmm/vec"
 )
 
-func init() {
-	Register(Command{
-		Name:  "onebit",
-		Short: "1-bit compressive sensing: the paper's objective-vs-M grid, recovery vs BIHT and passive, solve speed",
-		Order: 20,
-		Flags: onebitFlags,
-		// Three M values of the grid at K = 32 (N = 512, three instances
-		// each) and three ratios of the recovery at N = 250 (two instances
-		// each), so both figures draw curves, not lone points: about 2 s
-		// here.
-		TourArgs: []string{"-grid-m", "100,250,400", "-grid-k", "32", "-rec-n", "250", "-rec-ratios", "0.5,1,2",
-			"-rec-seeds", "2", "-speed-n", "0"},
-	})
+var onebitCommand = Command{
+	Name:  "onebit",
+	Short: "1-bit compressive sensing: the paper's objective-vs-M grid, recovery vs BIHT and passive, solve speed",
+	Flags: onebitFlags,
+	// Three M values of the grid at K = 32 (N = 512, three instances
+	// each) and three ratios of the recovery at N = 250 (two instances
+	// each), so both figures draw curves, not lone points: about 2 s
+	// here.
+	TourArgs: []string{"-grid-m", "100,250,400", "-grid-k", "32", "-rec-n", "250", "-rec-ratios", "0.5,1,2",
+		"-rec-seeds", "2", "-speed-n", "0"},
 }
 
 // OnebitResult is the onebit command's JSON "results". A part not run (or
@@ -138,7 +134,7 @@ type OnebitSpeed struct {
 	BIHTMs float64 `json:"biht_ms"`
 }
 
-func onebitFlags(fs *flag.FlagSet) RunFunc {
+func onebitFlags(fs *FlagSet) RunFunc {
 	gridN := fs.Int("grid-n", 512, "signal length `N` of the grid (the paper's 512)")
 	gridM := fs.String("grid-m", "50,100,150,200,250,300,350,400,450,500", "comma-separated, increasing measurement counts `M` of the grid")
 	gridK := fs.String("grid-k", "16,32,48,64", "comma-separated, increasing sparsities `K` of the grid (one panel each)")
@@ -150,22 +146,23 @@ func onebitFlags(fs *flag.FlagSet) RunFunc {
 	recSeeds := fs.Int("rec-seeds", 20, "instances per ratio; 0 skips the recovery protocol")
 	speedN := fs.Int("speed-n", 1000, "N = M of the speed measurement; 0 skips it")
 	workers := fs.Int("workers", 1, "instances solved in parallel (times are per solve, so >1 inflates them on a busy machine)")
-	return func(ctx context.Context, env *Env) error {
-		ms, err := parseInts(*gridM)
-		if err != nil {
+	var ms, ks []int
+	var ratios []float64
+	fs.Check(func() (err error) {
+		if ms, err = parseInts(*gridM); err != nil {
 			return fmt.Errorf("-grid-m: %w", err)
 		}
-		ks, err := parseInts(*gridK)
-		if err != nil {
+		if ks, err = parseInts(*gridK); err != nil {
 			return fmt.Errorf("-grid-k: %w", err)
 		}
-		ratios, err := parseRatios(*recRatios)
-		if err != nil {
+		if ratios, err = parseRatios(*recRatios); err != nil {
 			return fmt.Errorf("-rec-ratios: %w", err)
 		}
 		switch {
+		case len(ks) == 0 || len(ms) == 0:
+			return errors.New("-grid-m and -grid-k: at least one value each")
 		case *gridN < 1 || ks[len(ks)-1] > *gridN:
-			return fmt.Errorf("-grid-n %d: want >= 1 and >= every K", *gridN)
+			return fmt.Errorf("-grid-n %d -grid-k %s: want N >= 1 and every K <= N", *gridN, *gridK)
 		case *recN < 1 || *recK < 1 || *recK > *recN:
 			return fmt.Errorf("-rec-n %d -rec-k %d: want 1 <= K <= N", *recN, *recK)
 		case *gridSeeds < 0 || *recSeeds < 0 || *speedN < 0 || *workers < 1:
@@ -173,6 +170,9 @@ func onebitFlags(fs *flag.FlagSet) RunFunc {
 		case !(*lambda > 0) || math.IsInf(*lambda, 0):
 			return fmt.Errorf("-lambda %g: want finite and > 0", *lambda)
 		}
+		return nil
+	})
+	return func(ctx context.Context, env *Env) error {
 		res := &OnebitResult{}
 		env.Results(res)
 		if *gridSeeds > 0 {

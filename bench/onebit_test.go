@@ -127,8 +127,8 @@ func TestOnebitFlagsAndInterrupt(t *testing.T) {
 		{"-grid-m", "50,40"}, {"-grid-k", "600"}, {"-rec-ratios", "1,0.5"}, {"-rec-ratios", "x"},
 		{"-rec-k", "0"}, {"-workers", "0"}, {"-lambda", "0"}, {"-grid-seeds", "-1"},
 	} {
-		if code, _, _ := runBench(ctx, append([]string{"onebit", "-quiet"}, args...)...); code != exitError {
-			t.Errorf("%q: exit %d, want %d", args, code, exitError)
+		if code, _, _ := runBench(ctx, append([]string{"onebit", "-quiet"}, args...)...); code != exitUsage {
+			t.Errorf("%q: exit %d, want %d", args, code, exitUsage)
 		}
 	}
 	// An interrupted run keeps the finished cells and still writes JSON.

@@ -10,23 +10,34 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/neadmm/neadmm/internal/svgplot"
 )
 
+// schemaVersion is the Report.Schema this bench writes. Bump it when a
+// field changes meaning (compare then refuses to set the changed rows side
+// by side with older files); adding a field or a section needs no bump.
+const schemaVersion = 1
+
 // Report is everything one run of bench produced; -json writes it.
 type Report struct {
-	// Schema is bumped when a field changes meaning.
-	Schema  int      `json:"schema"`
-	Args    []string `json:"args"`
-	Seed    uint64   `json:"seed"`
-	Started string   `json:"started"` // RFC 3339, UTC
+	// Schema is bumped when a field changes meaning (see schemaVersion).
+	Schema int      `json:"schema"`
+	Args   []string `json:"args"`
+	Seed   uint64   `json:"seed"`
+	// Note is the -note flag: what the machine table cannot tell (cloud
+	// instance type, emulation, load).
+	Note    string `json:"note,omitempty"`
+	Started string `json:"started"` // RFC 3339, UTC
 	// ElapsedS is the wall time of the whole run in seconds.
 	ElapsedS    float64    `json:"elapsed_s"`
 	Interrupted bool       `json:"interrupted"`
 	Machine     Machine    `json:"machine"`
 	Sections    []*Section `json:"sections"`
+
+	start time.Time
 }
 
 // Section is one subcommand's part of the report.
@@ -76,7 +87,7 @@ func (t *Table) Add(cells ...string) {
 // right-aligned.
 func numericCell(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
-	return s == "" || s == "–" || s == "n/a" || (r >= '0' && r <= '9') || strings.ContainsRune("+-−±.", r)
+	return s == "" || s == "–" || s == "n/a" || s == "missing" || (r >= '0' && r <= '9') || strings.ContainsRune("+-−±.", r)
 }
 
 // Markdown writes the table with padded columns so the raw text reads as a

@@ -8,25 +8,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSummarize(t *testing.T) {
 	st := Summarize([]float64{3, 1, math.NaN(), 2})
-	if st.N != 3 || st.Median != 2 || st.Mean != 2 || st.Std != 1 || st.Min != 1 || st.Max != 3 || len(st.Samples) != 3 {
-		t.Errorf("Summarize(3, 1, NaN, 2) = %+v", st)
-	}
-	if st := Summarize([]float64{4, 1, 2, 3}); st.Median != 2.5 {
-		t.Errorf("even median = %g, want 2.5", st.Median)
-	}
-	if st := Summarize(nil); st.N != 0 || st.Median != 0 || st.Std != 0 {
-		t.Errorf("Summarize(nil) = %+v", st)
-	}
-	if st := Summarize([]float64{5}); st.Std != 0 || st.Median != 5 {
-		t.Errorf("Summarize(5) = %+v", st)
-	}
-	if s := (Stat{Median: 10, Min: 9, Max: 13}).Spread(); s != 20 {
-		t.Errorf("Spread = %g, want 20", s)
-	}
+	assert.Equal(t, Stat{N: 3, Median: 2, Mean: 2, Std: 1, Min: 1, Max: 3, Samples: []float64{3, 1, 2}}, st, "NaN dropped")
+	assert.Equal(t, 2.5, Summarize([]float64{4, 1, 2, 3}).Median, "even median")
+	assert.Equal(t, Stat{}, Summarize(nil))
+	st = Summarize([]float64{5})
+	assert.Equal(t, []float64{0, 5}, []float64{st.Std, st.Median})
+	assert.Equal(t, 20.0, Stat{Median: 10, Min: 9, Max: 13}.Spread())
 }
 
 func TestFormatting(t *testing.T) {
@@ -34,43 +28,41 @@ func TestFormatting(t *testing.T) {
 		{FmtNs(12.34), "12.3 ns"}, {FmtNs(4567), "4.57 µs"}, {FmtNs(1.5e6), "1.50 ms"}, {FmtNs(2e9), "2.00 s"},
 		{FmtSig(0.012345, 3), "0.0123"}, {FmtSig(123456, 3), "123456"}, {FmtSig(1.5e-5, 2), "1.5e-05"}, {FmtSig(0, 3), "0"},
 		{FmtSize(16), "16"}, {FmtSize(4096), "4 Ki"}, {FmtSize(1 << 22), "4 Mi"}, {FmtSize(1000), "1000"}, {FmtSize(1536), "1536"},
+		{fmtUnit(1.5, "ms"), "1.50 ms"}, {fmtUnit(2, "s"), "2.00 s"}, {fmtUnit(3.216, "×"), "3.22×"}, {fmtUnit(math.NaN(), "ns"), "–"},
+		{fmtUnit(0.125, ""), "0.1250"},
 	} {
-		if c.got != c.want {
-			t.Errorf("got %q, want %q", c.got, c.want)
-		}
+		assert.Equal(t, c.want, c.got)
 	}
 	sz, err := parseSizes("16, 4k,1m")
-	if err != nil || len(sz) != 3 || sz[0] != 16 || sz[1] != 4096 || sz[2] != 1<<20 {
-		t.Errorf("parseSizes = %v, %v", sz, err)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, []int{16, 4096, 1 << 20}, sz)
 	for _, bad := range []string{"", "0", "-4", "x", "65m", "1.5k"} {
-		if _, err := parseSizes(bad); err == nil {
-			t.Errorf("parseSizes(%q): no error", bad)
-		}
+		_, err := parseSizes(bad)
+		assert.Error(t, err, "parseSizes(%q)", bad)
+	}
+	ps, err := parseProblems("256x128, 1000X500")
+	require.NoError(t, err)
+	assert.Equal(t, [][2]int{{256, 128}, {1000, 500}}, ps)
+	for _, bad := range []string{"256", "x128", "3x1", "256x0", "8192x4096", "axb"} {
+		_, err := parseProblems(bad)
+		assert.Error(t, err, "parseProblems(%q)", bad)
 	}
 }
 
 func TestTableMarkdown(t *testing.T) {
-	tab := &Table{Title: "T", Columns: []string{"name", "value"}, Note: "note"}
-	tab.Add("a|b", "1.5")
-	tab.Add("c", "−2")
+	tab := &Table{Title: "T", Columns: []string{"name", "value", "other"}, Note: "note"}
+	tab.Add("a|b", "1.5", "missing")
+	tab.Add("c", "−2", "4 ns")
 	var b bytes.Buffer
 	tab.Markdown(&b)
 	want := "### T\n\n" +
-		"| name | value |\n" +
-		"| ---- | ----: |\n" +
-		"| a\\|b |   1.5 |\n" +
-		"| c    |    −2 |\n" +
+		"| name | value |   other |\n" +
+		"| ---- | ----: | ------: |\n" +
+		"| a\\|b |   1.5 | missing |\n" +
+		"| c    |    −2 |    4 ns |\n" +
 		"\nnote\n\n"
-	if b.String() != want {
-		t.Errorf("Markdown:\n%s\nwant:\n%s", b.String(), want)
-	}
-	defer func() {
-		if recover() == nil {
-			t.Error("Add with the wrong number of cells did not panic")
-		}
-	}()
-	tab.Add("only one")
+	assert.Equal(t, want, b.String())
+	assert.Panics(t, func() { tab.Add("only one") }, "Add with the wrong number of cells")
 }
 
 func TestCPUModel(t *testing.T) {
@@ -81,10 +73,10 @@ func TestCPUModel(t *testing.T) {
 		{"processor : 0\nHardware : BCM2835\n", "BCM2835"},
 		{"", "unknown"},
 	} {
-		if got := cpuModel(strings.NewReader(c.in)); got != c.want {
-			t.Errorf("cpuModel = %q, want %q", got, c.want)
-		}
+		assert.Equal(t, c.want, cpuModel(strings.NewReader(c.in)))
 	}
+	m := Machine{CPU: "Intel(R) Xeon(R) Platinum 8488C CPU @ 2.40GHz", GOARCH: "amd64", VecImpl: "avx2"}
+	assert.Equal(t, "Intel Xeon Platinum 8488C, amd64 avx2", m.short())
 }
 
 func TestCalibrate(t *testing.T) {

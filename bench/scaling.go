@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"math"
 	"strconv"
@@ -12,17 +11,14 @@ import (
 	"github.com/neadmm/neadmm/mil"
 )
 
-func init() {
-	Register(Command{
-		Name:  "scaling",
-		Short: "the paper's Figure 3: multi-instance fit time vs number of bags and vs number of features, with log-log slopes",
-		Order: 40,
-		Flags: scalingFlags,
-		// Three sizes per sweep, one repetition, 30 iterations: well under
-		// a second.
-		TourArgs: []string{"-bags", "200,400,800", "-features", "10,20,40", "-fixed-bags", "200", "-fixed-features", "10",
-			"-iters", "30", "-reps", "1"},
-	})
+var scalingCommand = Command{
+	Name:  "scaling",
+	Short: "the paper's Figure 3: multi-instance fit time vs number of bags and vs number of features, with log-log slopes",
+	Flags: scalingFlags,
+	// Three sizes per sweep, one repetition, 30 iterations: well under
+	// a second.
+	TourArgs: []string{"-bags", "200,400,800", "-features", "10,20,40", "-fixed-bags", "200", "-fixed-features", "10",
+		"-iters", "30", "-reps", "1"},
 }
 
 // ScalingResult is the scaling command's JSON "results".
@@ -77,7 +73,7 @@ func parseInts(s string) ([]int, error) {
 	})
 }
 
-func scalingFlags(fs *flag.FlagSet) RunFunc {
+func scalingFlags(fs *FlagSet) RunFunc {
 	bags := fs.String("bags", "500,1000,2000,4000,8000", "comma-separated, increasing numbers of `bags` for the sweep over bags")
 	features := fs.String("features", "25,50,100,200,400", "comma-separated, increasing numbers of `features` for the sweep over features")
 	fixedBags := fs.Int("fixed-bags", 1000, "number of bags of the sweep over features")
@@ -87,24 +83,33 @@ func scalingFlags(fs *flag.FlagSet) RunFunc {
 	iters := fs.Int("iters", 100, "outer iterations per fit (fixed: no early stop)")
 	reps := fs.Int("reps", 3, "fits per point (the median is plotted)")
 	paths := fs.String("beta", "gram,direct", "comma-separated beta-update `paths`: gram, direct, auto")
-	return func(ctx context.Context, env *Env) error {
-		bs, err := parseInts(*bags)
-		if err != nil {
+	var bs, fe []int
+	var ps []mil.BetaSolver
+	fs.Check(func() (err error) {
+		if bs, err = parseInts(*bags); err != nil {
 			return fmt.Errorf("-bags: %w", err)
 		}
-		fe, err := parseInts(*features)
-		if err != nil {
+		if fe, err = parseInts(*features); err != nil {
 			return fmt.Errorf("-features: %w", err)
 		}
-		if *fixedBags < 2 || *fixedFeatures < 1 || *maxInst < 1 || *iters < 1 || *reps < 1 ||
-			!(*density > 0 && *density <= 1) || len(bs) == 0 && len(fe) == 0 {
-			return fmt.Errorf("bad sizes: -fixed-bags %d -fixed-features %d -max-instances %d -iters %d -reps %d -density %g",
-				*fixedBags, *fixedFeatures, *maxInst, *iters, *reps, *density)
-		}
-		if len(bs) > 0 && bs[0] < 2 {
+		switch {
+		case len(bs) > 0 && bs[0] < 2:
 			return fmt.Errorf("-bags: at least 2 bags")
+		case len(bs) == 0 && len(fe) == 0:
+			return fmt.Errorf("-bags and -features: both empty, nothing to run")
+		case *fixedBags < 2:
+			return fmt.Errorf("-fixed-bags %d: want >= 2", *fixedBags)
+		case *fixedFeatures < 1:
+			return fmt.Errorf("-fixed-features %d: want >= 1", *fixedFeatures)
+		case *maxInst < 1:
+			return fmt.Errorf("-max-instances %d: want >= 1", *maxInst)
+		case *iters < 1:
+			return fmt.Errorf("-iters %d: want >= 1", *iters)
+		case *reps < 1:
+			return fmt.Errorf("-reps %d: want >= 1", *reps)
+		case !(*density > 0 && *density <= 1):
+			return fmt.Errorf("-density %g: want 0 < density <= 1", *density)
 		}
-		var ps []mil.BetaSolver
 		for _, p := range splitList(*paths) {
 			switch p {
 			case "gram":
@@ -114,12 +119,15 @@ func scalingFlags(fs *flag.FlagSet) RunFunc {
 			case "auto":
 				ps = append(ps, mil.BetaAuto)
 			default:
-				return fmt.Errorf("-beta: unknown path %q", p)
+				return fmt.Errorf("-beta: unknown path %q (want gram, direct or auto)", p)
 			}
 		}
 		if len(ps) == 0 {
 			return fmt.Errorf("-beta: no path")
 		}
+		return nil
+	})
+	return func(ctx context.Context, env *Env) error {
 		res := &ScalingResult{FixedFeatures: *fixedFeatures, FixedBags: *fixedBags, MeanBagSize: float64(1+*maxInst) / 2,
 			Density: *density, Iters: *iters, Reps: *reps}
 		for _, p := range ps {

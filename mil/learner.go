@@ -255,7 +255,7 @@ func (o Options) Validate() error {
 	if err := o.Pooling.Validate(); err != nil {
 		return err
 	}
-	if err := o.engine(1, nil).Validate(); err != nil {
+	if err := o.engine(1, nil, nil).Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
 	return nil
@@ -276,8 +276,8 @@ func (o Options) withDefaults() Options {
 }
 
 // engine returns the neadmm options of o, capped at maxIter iterations,
-// with the callback cb.
-func (o *Options) engine(maxIter int, cb func(neadmm.Iteration) bool) neadmm.Options {
+// with the callback cb and the stopping test stop (either may be nil).
+func (o *Options) engine(maxIter int, cb, stop func(neadmm.Iteration) bool) neadmm.Options {
 	return neadmm.Options{
 		Rho:       o.Rho,
 		Policy:    o.RhoPolicy,
@@ -287,6 +287,9 @@ func (o *Options) engine(maxIter int, cb func(neadmm.Iteration) bool) neadmm.Opt
 		EpsRel:    o.EpsRel,
 		MaxIter:   maxIter,
 		Callback:  cb,
+		StopTest:  stop,
+		// Both read Iteration.Objective.
+		IterationObjective: cb != nil || stop != nil,
 	}
 }
 
@@ -310,9 +313,10 @@ type FitResult struct {
 	Iterations int               // outer (ADMM) iterations completed
 	Reason     neadmm.StopReason // why the solve ended
 	// Stalled reports that the objective test of Options.ObjTol stopped
-	// the fit: the primal residual was within its tolerance and the
-	// objective had stopped changing, while the dual residual had not met
-	// its test (which under a growing rho it does not; see the package
+	// the fit (Reason neadmm.StopTest, the engine's second stopping test):
+	// the primal residual was within its tolerance and the objective had
+	// stopped changing, while the dual residual had not met its test
+	// (which under a growing rho it does not; see the package
 	// documentation). Converged is then false.
 	Stalled bool
 	// Primal and Dual are the residual norms of the last iteration, with
@@ -620,43 +624,40 @@ func newState(p *problem) *state {
 // the initial penalty rho and returns the engine's result and whether the
 // objective test stopped it.
 func solve(ctx context.Context, p *problem, st *state, opt *Options, rho float64) (er neadmm.Result, stalled bool, err error) {
-	p.startSolve()
-	cb, stalledTest := objectiveStop(opt, p.objScale())
-	eo := opt.engine(opt.MaxIter, cb)
+	scale := p.objScale()
+	var cb func(neadmm.Iteration) bool
+	if opt.Callback != nil {
+		cb = func(it neadmm.Iteration) bool {
+			it.Objective *= scale
+			return opt.Callback(it)
+		}
+	}
+	eo := opt.engine(opt.MaxIter, cb, objectiveStop(opt.ObjTol, scale))
 	eo.Rho = rho
 	if eo.RhoMax != 0 {
 		eo.RhoMax = max(eo.RhoMax, rho)
 	}
 	er, err = st.sv.Solve(ctx, p, st.x1, st.t, st.y, eo)
-	stalled = stalledTest() && er.Reason == neadmm.StopCallback
-	return er, stalled, err
+	return er, er.Reason == neadmm.StopTest, err
 }
 
-// objectiveStop returns the engine callback that runs opt.Callback and the
-// objective test of opt.ObjTol (nil if neither is needed), and a function
-// reporting whether the objective test fired. scale maps the engine's
-// sum-scale objective to opt.Loss's scale.
-func objectiveStop(opt *Options, scale float64) (func(neadmm.Iteration) bool, func() bool) {
-	stalled := false
-	if opt.Callback == nil && opt.ObjTol == 0 {
-		return nil, func() bool { return false }
+// objectiveStop returns the engine's second stopping test for ObjTol (nil
+// for objTol = 0): the primal residual within its tolerance and the
+// objective (times scale, to the options' Loss scale) changed by at most
+// objTol*max(1, |objective|) over the last ObjWindow iterations.
+func objectiveStop(objTol, scale float64) func(neadmm.Iteration) bool {
+	if objTol == 0 {
+		return nil
 	}
 	var hist [ObjWindow]float64 // objectives of the last iterations, by K mod ObjWindow
-	cb := func(it neadmm.Iteration) bool {
-		it.Objective *= scale
-		if opt.Callback != nil && opt.Callback(it) {
-			return true
-		}
-		if opt.ObjTol == 0 {
-			return false
-		}
+	return func(it neadmm.Iteration) bool {
+		obj := it.Objective * scale
 		old := &hist[it.K%ObjWindow]
-		stalled = it.K > ObjWindow && it.Primal <= it.EpsPrimal &&
-			math.Abs(it.Objective-*old) <= opt.ObjTol*max(1, math.Abs(it.Objective))
-		*old = it.Objective
+		stalled := it.K > ObjWindow && it.Primal <= it.EpsPrimal &&
+			math.Abs(obj-*old) <= objTol*max(1, math.Abs(obj))
+		*old = obj
 		return stalled
 	}
-	return cb, func() bool { return stalled }
 }
 
 // newModel builds the model of the solution x1 (t is scratch), with the

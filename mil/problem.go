@@ -1,6 +1,7 @@
 package mil
 
 import (
+	"context"
 	"slices"
 	"time"
 
@@ -29,7 +30,8 @@ type problem struct {
 	// lambdaMean: the options' Loss is MeanLoss (objectives reported /B).
 	lambdaMean bool
 
-	path  BetaSolver // BetaGram or BetaDirect
+	ctx   context.Context // the solve's, from Start: for the inner FISTA
+	path  BetaSolver      // BetaGram or BetaDirect
 	lasso lassoProblem
 	fista neadmm.FISTA
 	fopt  neadmm.FISTAOptions
@@ -44,8 +46,8 @@ type problem struct {
 	// tpool = P(t) per bag for the t of the solve: the engine passes x2
 	// unchanged from UpdateX2 to Constraint2 and the next UpdateX1 (see
 	// neadmm.Problem), so the t-update computes it once for both; before
-	// the first t-update of a solve (tpoolValid false) it is computed from
-	// the initial t.
+	// the first t-update of a solve (tpoolValid false, reset by Start) it
+	// is computed from the initial t.
 	tpool      []float64
 	tpoolValid bool
 
@@ -75,8 +77,13 @@ func (p *problem) bagPools(t []float64) []float64 {
 	return p.tpool
 }
 
-// startSolve forgets what the previous solve left: the next t is new.
-func (p *problem) startSolve() { p.tpoolValid = false }
+// Start (neadmm.Starter) begins a solve: it forgets what an earlier solve
+// left (the next t is new) and keeps ctx for the inner FISTA solves.
+func (p *problem) Start(ctx context.Context, x1, t, y []float64) error {
+	p.ctx = ctx
+	p.tpoolValid = false
+	return nil
+}
 
 func (p *problem) UpdateX1(x1, t, y []float64, rho float64) error {
 	t0 := time.Now()
@@ -90,7 +97,7 @@ func (p *problem) UpdateX1(x1, t, y []float64, rho float64) error {
 	t1 := time.Now()
 	vec.AddScaledTo(p.v, t, 1/rho, y2)
 	p.lasso.setRHS(p.v, p.lambda/rho)
-	res, err := p.fista.Solve(p.lasso, theta, p.fopt)
+	res, err := p.fista.Solve(p.ctx, p.lasso, theta, p.fopt)
 	p.inner += res.Iterations
 	p.xbValid = false
 	t2 := time.Now()

@@ -24,10 +24,40 @@
 // parallel (there is no package state). SphereProx and MaxProx never
 // allocate.
 //
-// Programmer errors (mismatched lengths) panic with the function's name;
-// solvers return errors for invalid options (before doing any work), failed
-// subproblems and non-finite iterates (wrapping ErrNotFinite and naming the
-// iteration).
+// # Errors, panics and cancellation
+//
+// Solvers return errors, never panic, for anything options, sizes or data
+// can cause: invalid input is rejected before any work with an error
+// wrapping ErrBadInput (Options.Validate and FISTAOptions.Validate check
+// options alone); a non-finite iterate wraps ErrNotFinite and names the
+// iteration; a failed line search wraps ErrBacktrack; a cancelled context
+// gives its error, wrapped, so errors.Is(err, context.Canceled) holds.
+// Panics are reserved for programmer errors: SphereProx and MaxProx on
+// mismatched lengths or overlapping arguments (the message names the
+// function), and a Solver or FISTA entered while another call on it runs.
+//
+// Solver.Solve checks its context before every iteration and between the
+// two updates, and hands it to problems that implement Starter, which pass
+// it on to inner solvers; FISTA.Solve checks it before every iteration and
+// every retried trial step. So a cancellation returns within one FISTA
+// iteration: on a 2000 x 2000 dense lasso that is 2.4 ms of CPU time, and
+// the measured cancel-to-return (cancel_test.go, 20 runs each on a 2-core
+// machine at load average 19) had a median of 1.9 ms for FISTA and 1.8 ms
+// for an engine whose x-update is FISTA; scheduling delays under that
+// load reached 64 ms.
+//
+// # What passes between the engine and a problem
+//
+// The Problem documentation lists the calls of a solve in order and what
+// stays unchanged between them (x2 from UpdateX2 to Constraint2 and the
+// next UpdateX1, x1 through an iteration, y outside the dual update), so a
+// problem may cache values derived from its own updates; Starter marks the
+// start of each solve. The engine evaluates the objective only when asked
+// (Options.IterationObjective, Options.FinalObjective). Beside the
+// residual test, an application adds its own convergence test with
+// Options.StopTest, reported as StopTest; Options.Callback is the
+// caller's hook and reports StopCallback. Only StopConverged means the
+// residual test passed.
 //
 // # Mapping an application onto Problem
 //
@@ -49,20 +79,25 @@
 //	UpdateX2: per bag i, MaxProx(t_i, X_i beta - y2_i/rho, q_i + y1_i/rho)  (eq. 10)
 //
 // The example of Solver.Solve is the first mapping in full, with a closed
-// form UpdateX1.
+// form UpdateX1; the example of Starter adds an L1 term, so that UpdateX1
+// runs FISTA with the solve's context; the example of Options.StopTest
+// adds an application's own stopping test.
 //
 // # The penalty rho
 //
 // The paper keeps rho fixed. On these nonconvex constraints a fixed rho
-// often stalls: the iterate oscillates with ||r|| and ||s|| of the same size
-// (in this package's tests a fixed rho stalls on 9 of 50 random
-// max-constrained instances, residual balancing with mu = 10 on 10 of 50,
-// a rho growing by 2% per iteration on none). The default policy is
-// therefore RhoGeometric; RhoFixed and RhoBalance (Boyd et al. 2011,
-// section 3.4.1) are available. Because y is unscaled, a change of rho
+// often stalls: the iterate oscillates with ||r|| and ||s|| of the same size.
+// On random one-bag max-constrained instances (1-20 instances; normal,
+// tied and lognormal scores; 20 seeds x 50 instances, rho from 1) a fixed
+// rho stalls on 6.8 +- 2.4 of 50, residual balancing with mu = 10 on
+// 7.7 +- 2.9 of 50, a rho growing by 2% per iteration on none of the 1000;
+// on projections onto the sphere all three converge on 998 to 1000 of
+// 1000. The default policy is therefore RhoGeometric; RhoFixed and
+// RhoBalance (Boyd et al. 2011, section 3.4.1) are available. Because y is unscaled, a change of rho
 // needs no rescaling of the dual.
 //
 // Stopping follows Boyd et al. (2011), section 3.3.1 (see Options.EpsAbs),
-// with an iteration cap, context cancellation checked before every
-// iteration and an optional per-iteration callback that may stop the solve.
+// with an iteration cap, context cancellation, an optional second
+// convergence test (Options.StopTest) and an optional per-iteration
+// callback that may stop the solve.
 package neadmm

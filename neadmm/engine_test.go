@@ -3,13 +3,15 @@ package neadmm_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/neadmm/neadmm/neadmm"
 	"github.com/neadmm/neadmm/vec"
@@ -98,18 +100,15 @@ func TestSolveSqrt(t *testing.T) {
 		x1, x2, y := []float64{1}, []float64{1}, []float64{-2}
 		var sv neadmm.Solver
 		res, err := sv.Solve(context.Background(), sqrtProblem{}, x1, x2, y,
-			neadmm.Options{Rho: 1, Policy: pol, EpsAbs: 1e-10, EpsRel: 1e-10, MaxIter: 10000})
-		if err != nil || res.Reason != neadmm.StopConverged {
-			t.Fatalf("%v: %+v %v", pol, res, err)
-		}
+			neadmm.Options{Rho: 1, Policy: pol, EpsAbs: 1e-10, EpsRel: 1e-10, MaxIter: 10000, FinalObjective: true})
+		require.NoError(t, err, pol)
+		require.Equal(t, neadmm.StopConverged, res.Reason, "%v: %+v", pol, res)
 		// At ||r|| <= ~1e-10 and ||s|| <= ~1e-10 the iterate is within a
 		// small multiple of that of the KKT point (x, z, y) = (1/4, 1/4, -1).
-		if math.Abs(x1[0]-0.25) > 1e-8 || math.Abs(x2[0]-0.25) > 1e-8 || math.Abs(y[0]+1) > 1e-8 {
-			t.Errorf("%v: x=%.12g z=%.12g y=%.12g, want 1/4, 1/4, -1", pol, x1[0], x2[0], y[0])
-		}
-		if math.Abs(res.Objective-0.5) > 1e-8 {
-			t.Errorf("%v: objective %.12g", pol, res.Objective)
-		}
+		assert.InDelta(t, 0.25, x1[0], 1e-8, "%v: x", pol)
+		assert.InDelta(t, 0.25, x2[0], 1e-8, "%v: z", pol)
+		assert.InDelta(t, -1, y[0], 1e-8, "%v: y", pol)
+		assert.InDelta(t, 0.5, res.Objective, 1e-8, "%v: objective", pol)
 		t.Logf("%v: %d iterations, rho %g", pol, res.Iterations, res.Rho)
 	}
 }
@@ -131,14 +130,12 @@ func TestSolveSphere(t *testing.T) {
 			var sv neadmm.Solver
 			res, err := sv.Solve(context.Background(), p, x, w, y,
 				neadmm.Options{Rho: 2, Policy: pol, EpsAbs: 1e-10, EpsRel: 1e-9, MaxIter: 20000})
-			if err != nil || res.Reason != neadmm.StopConverged {
-				t.Fatalf("trial %d %v: %+v %v", trial, pol, res, err)
-			}
+			require.NoError(t, err)
+			require.Equal(t, neadmm.StopConverged, res.Reason, "trial %d %v: %+v", trial, pol, res)
 			na := vec.Nrm2(a)
 			for i := range x {
-				if want := a[i] / na; math.Abs(x[i]-want) > 1e-7 || math.Abs(w[i]-want) > 1e-7 {
-					t.Fatalf("trial %d %v: x[%d]=%.10g w=%.10g, want %.10g", trial, pol, i, x[i], w[i], want)
-				}
+				require.InDelta(t, a[i]/na, x[i], 1e-7, "trial %d %v: x[%d]", trial, pol, i)
+				require.InDelta(t, a[i]/na, w[i], 1e-7, "trial %d %v: w[%d]", trial, pol, i)
 			}
 		}
 	}
@@ -163,14 +160,10 @@ func TestSolveMax(t *testing.T) {
 			x1, tt, y := make([]float64, n+1), make([]float64, n), make([]float64, n+1)
 			var sv neadmm.Solver
 			res, err := sv.Solve(context.Background(), p, x1, tt, y,
-				neadmm.Options{Rho: 1, Policy: pol, EpsAbs: 1e-10, EpsRel: 1e-9, MaxIter: 20000})
-			if err != nil {
-				t.Fatal(err)
-			}
+				neadmm.Options{Rho: 1, Policy: pol, EpsAbs: 1e-10, EpsRel: 1e-9, MaxIter: 20000, FinalObjective: true})
+			require.NoError(t, err)
 			if res.Reason != neadmm.StopConverged {
-				if pol == neadmm.RhoGeometric {
-					t.Fatalf("trial %d %v: %+v", trial, pol, res)
-				}
+				require.NotEqual(t, neadmm.RhoGeometric, pol, "trial %d: %+v", trial, res)
 				stalled[pol]++
 				continue
 			}
@@ -178,12 +171,8 @@ func TestSolveMax(t *testing.T) {
 			// h(neadmm.MaxProx(phi, b)) (the minimizer itself may differ
 			// when phi has tied maxima below b). The objective is
 			// Lipschitz in the iterate with constant ~2*sqrt(scale).
-			if math.Abs(x1[0]-slices.Max(x1[1:])) > 1e-8*math.Sqrt(scale) {
-				t.Fatalf("trial %d %v: q=%g, max s=%g", trial, pol, x1[0], slices.Max(x1[1:]))
-			}
-			if math.Abs(res.Objective-hBest) > 1e-7*scale {
-				t.Fatalf("trial %d %v: objective %.12g, optimum %.12g (phi=%v b=%g)", trial, pol, res.Objective, hBest, phi, b)
-			}
+			require.InDelta(t, slices.Max(x1[1:]), x1[0], 1e-8*math.Sqrt(scale), "trial %d %v: q vs max s", trial, pol)
+			require.InDelta(t, hBest, res.Objective, 1e-7*scale, "trial %d %v: objective (phi=%v b=%g)", trial, pol, phi, b)
 		}
 	}
 	t.Logf("stalled out of %d: %v", trials, stalled)
@@ -194,28 +183,31 @@ func TestSolveStopReasons(t *testing.T) {
 	opt := neadmm.Options{Rho: 1, EpsAbs: 1e-300, MaxIter: 7}
 	var sv neadmm.Solver
 	res, err := sv.Solve(ctx, sqrtProblem{}, []float64{1}, []float64{1}, []float64{-2}, opt)
-	if err != nil || res.Reason != neadmm.StopMaxIter || res.Iterations != 7 {
-		t.Errorf("cap: %+v %v", res, err)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, neadmm.StopMaxIter, res.Reason)
+	assert.Equal(t, 7, res.Iterations)
 
 	// Callback stop at iteration 4; the callback sees iterations 1..4.
 	var seen []int
 	opt.MaxIter = 100
 	opt.Callback = func(it neadmm.Iteration) bool { seen = append(seen, it.K); return it.K == 4 }
 	res, err = sv.Solve(ctx, sqrtProblem{}, []float64{1}, []float64{1}, []float64{-2}, opt)
-	if err != nil || res.Reason != neadmm.StopCallback || res.Iterations != 4 || !slices.Equal(seen, []int{1, 2, 3, 4}) {
-		t.Errorf("callback: %+v %v %v", res, err, seen)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, neadmm.StopCallback, res.Reason)
+	assert.Equal(t, 4, res.Iterations)
+	assert.Equal(t, []int{1, 2, 3, 4}, seen)
 
 	// Cancelled before the first iteration.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	opt.Callback = nil
+	opt.FinalObjective = true
 	x1 := []float64{1}
 	res, err = sv.Solve(cctx, sqrtProblem{}, x1, []float64{1}, []float64{-2}, opt)
-	if !errors.Is(err, context.Canceled) || res.Reason != neadmm.StopCancelled || res.Iterations != 0 || x1[0] != 1 {
-		t.Errorf("cancelled: %+v %v", res, err)
-	}
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, neadmm.StopCancelled, res.Reason)
+	assert.Zero(t, res.Iterations)
+	assert.Equal(t, 1.0, x1[0])
 
 	// Cancelled from inside iteration 5: the check before iteration 6 stops.
 	cctx, cancel = context.WithCancel(ctx)
@@ -227,12 +219,121 @@ func TestSolveStopReasons(t *testing.T) {
 		return false
 	}
 	res, err = sv.Solve(cctx, sqrtProblem{}, []float64{1}, []float64{1}, []float64{-2}, opt)
-	if !errors.Is(err, context.Canceled) || res.Reason != neadmm.StopCancelled || res.Iterations != 5 ||
-		!strings.Contains(err.Error(), "before iteration 6") {
-		t.Errorf("cancelled at 5: %+v %v", res, err)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.ErrorContains(t, err, "before iteration 6")
+	assert.Equal(t, neadmm.StopCancelled, res.Reason)
+	assert.Equal(t, 5, res.Iterations)
+	assert.False(t, math.IsNaN(res.Objective), "a cancelled solve with FinalObjective has an objective")
+}
+
+// TestSolveStopTest checks the second convergence test and the precedence
+// of the stopping rules: residual test, then StopTest, then Callback.
+func TestSolveStopTest(t *testing.T) {
+	ctx := context.Background()
+	var sv neadmm.Solver
+	run := func(opt neadmm.Options) neadmm.Result {
+		t.Helper()
+		res, err := sv.Solve(ctx, sqrtProblem{}, []float64{1}, []float64{1}, []float64{-2}, opt)
+		require.NoError(t, err)
+		return res
 	}
-	if math.IsNaN(res.Objective) {
-		t.Errorf("cancelled result has no objective")
+	var tested, called []int
+	opt := neadmm.Options{Rho: 1, EpsAbs: 1e-300, MaxIter: 100,
+		StopTest: func(it neadmm.Iteration) bool { tested = append(tested, it.K); return it.K == 4 },
+		Callback: func(it neadmm.Iteration) bool { called = append(called, it.K); return it.K >= 4 },
+	}
+	res := run(opt)
+	assert.Equal(t, neadmm.StopTest, res.Reason, "the test wins over the callback")
+	assert.Equal(t, 4, res.Iterations)
+	assert.Equal(t, []int{1, 2, 3, 4}, tested)
+	assert.Equal(t, []int{1, 2, 3, 4}, called)
+	assert.Equal(t, "stop test", res.Reason.String())
+
+	// The callback alone.
+	opt.StopTest = func(neadmm.Iteration) bool { return false }
+	res = run(opt)
+	assert.Equal(t, neadmm.StopCallback, res.Reason)
+
+	// The residual test passes at iteration 1 (loose tolerances): it wins
+	// over both hooks, which still see the iteration.
+	tested, called = nil, nil
+	opt.EpsAbs = 1e3
+	opt.StopTest = func(it neadmm.Iteration) bool { tested = append(tested, it.K); return true }
+	opt.Callback = func(it neadmm.Iteration) bool { called = append(called, it.K); return true }
+	res = run(opt)
+	assert.Equal(t, neadmm.StopConverged, res.Reason)
+	assert.Equal(t, 1, res.Iterations)
+	assert.Equal(t, []int{1}, tested)
+	assert.Equal(t, []int{1}, called)
+
+	// The test sees the same iteration values as the callback, including
+	// the objective when asked for.
+	var fromTest, fromCallback []neadmm.Iteration
+	opt = neadmm.Options{Rho: 1, EpsAbs: 1e-300, MaxIter: 5, IterationObjective: true,
+		StopTest: func(it neadmm.Iteration) bool { fromTest = append(fromTest, it); return false },
+		Callback: func(it neadmm.Iteration) bool { fromCallback = append(fromCallback, it); return false },
+	}
+	res = run(opt)
+	assert.Equal(t, neadmm.StopMaxIter, res.Reason)
+	require.Len(t, fromTest, 5)
+	assert.Equal(t, fromCallback, fromTest)
+	for _, it := range fromTest {
+		assert.False(t, math.IsNaN(it.Objective))
+		assert.Equal(t, it.Primal <= it.EpsPrimal && it.Dual <= it.EpsDual, it.ResidualsMet())
+	}
+}
+
+// counting counts the Objective calls of sqrtProblem.
+type counting struct {
+	sqrtProblem
+	objectives int
+}
+
+func (c *counting) Objective(x1, x2 []float64) float64 {
+	c.objectives++
+	return c.sqrtProblem.Objective(x1, x2)
+}
+
+// noObjective hides sqrtProblem's Objective method.
+type noObjective struct{ neadmm.Problem }
+
+// TestSolveObjectiveOptIn: the engine evaluates the objective only when an
+// option asks for it, exactly as often as documented.
+func TestSolveObjectiveOptIn(t *testing.T) {
+	ctx := context.Background()
+	var sv neadmm.Solver
+	var objs []float64
+	cb := func(it neadmm.Iteration) bool { objs = append(objs, it.Objective); return false }
+	for _, tc := range []struct {
+		iter, final bool
+		calls       int
+	}{{false, false, 0}, {true, false, 6}, {false, true, 1}, {true, true, 7}} {
+		p := &counting{}
+		objs = nil
+		x1, x2 := []float64{1}, []float64{1}
+		res, err := sv.Solve(ctx, p, x1, x2, []float64{-2}, neadmm.Options{Rho: 1, EpsAbs: 1e-300, MaxIter: 6,
+			Callback: cb, IterationObjective: tc.iter, FinalObjective: tc.final})
+		require.NoError(t, err)
+		assert.Equal(t, tc.calls, p.objectives, "%+v", tc)
+		require.Len(t, objs, 6)
+		assert.Equal(t, !tc.iter, math.IsNaN(objs[5]), "%+v: Iteration.Objective %g", tc, objs[5])
+		if tc.final {
+			assert.Equal(t, x1[0]+x2[0], res.Objective) // bit-exact: the same expression
+		} else {
+			assert.True(t, math.IsNaN(res.Objective), "%+v: Result.Objective %g", tc, res.Objective)
+		}
+	}
+	// A failed solve has no objective even when asked for.
+	res, err := sv.Solve(ctx, failingWithObjective{&failing{Problem: sqrtProblem{}, at: 2}}, []float64{1}, []float64{1}, []float64{-2},
+		neadmm.Options{Rho: 1, MaxIter: 6, FinalObjective: true})
+	require.ErrorIs(t, err, neadmm.ErrNotFinite)
+	assert.True(t, math.IsNaN(res.Objective))
+	// Asking a problem without Objectiver is bad input.
+	for _, opt := range []neadmm.Options{{Rho: 1, MaxIter: 3, IterationObjective: true}, {Rho: 1, MaxIter: 3, FinalObjective: true}} {
+		res, err := sv.Solve(ctx, noObjective{sqrtProblem{}}, []float64{1}, []float64{1}, []float64{-2}, opt)
+		require.ErrorIs(t, err, neadmm.ErrBadInput)
+		assert.ErrorContains(t, err, "Objectiver")
+		assert.Equal(t, neadmm.StopInvalid, res.Reason)
 	}
 }
 
@@ -244,15 +345,13 @@ func TestSolveCallbackValues(t *testing.T) {
 	x, w, y := make([]float64, 3), []float64{1, 0, 0}, make([]float64, 4)
 	prevW := slices.Clone(w)
 	k := 0
-	opt := neadmm.Options{Rho: 0.5, Policy: neadmm.RhoGeometric, RhoGrowth: 1.1, RhoMax: 2, EpsAbs: 1e-9, EpsRel: 1e-6, MaxIter: 200}
+	opt := neadmm.Options{Rho: 0.5, Policy: neadmm.RhoGeometric, RhoGrowth: 1.1, RhoMax: 2, EpsAbs: 1e-9, EpsRel: 1e-6,
+		MaxIter: 200, IterationObjective: true}
 	opt.Callback = func(it neadmm.Iteration) bool {
 		k++
-		if it.K != k {
-			t.Fatalf("K = %d, want %d", it.K, k)
-		}
-		if want := min(0.5*math.Pow(1.1, float64(k-1)), 2); math.Abs(it.Rho-want) > 1e-12*want {
-			t.Fatalf("iteration %d: rho %g, want %g", k, it.Rho, want)
-		}
+		require.Equal(t, k, it.K)
+		want := min(0.5*math.Pow(1.1, float64(k-1)), 2)
+		require.InDelta(t, want, it.Rho, 1e-12*want, "iteration %d: rho", k)
 		// r = (||w||^2 - 1, w - x); s = rho*J^T(f2 - f2old) = -rho*(w - wold).
 		r0 := vec.Dot(w, w) - 1
 		rr := r0 * r0
@@ -261,19 +360,16 @@ func TestSolveCallbackValues(t *testing.T) {
 			rr += (w[i] - x[i]) * (w[i] - x[i])
 			ss += (w[i] - prevW[i]) * (w[i] - prevW[i])
 		}
-		if math.Abs(it.Primal-math.Sqrt(rr)) > 1e-12*(1+it.Primal) ||
-			math.Abs(it.Dual-it.Rho*math.Sqrt(ss)) > 1e-12*(1+it.Dual) {
-			t.Fatalf("iteration %d: r=%g s=%g, recomputed %g %g", k, it.Primal, it.Dual, math.Sqrt(rr), it.Rho*math.Sqrt(ss))
-		}
+		require.InDelta(t, math.Sqrt(rr), it.Primal, 1e-12*(1+it.Primal), "iteration %d: ||r||", k)
+		require.InDelta(t, it.Rho*math.Sqrt(ss), it.Dual, 1e-12*(1+it.Dual), "iteration %d: ||s||", k)
 		// eps_pri = sqrt(m) EpsAbs + EpsRel max(||f1||, ||f2||) and
 		// eps_dual = sqrt(n1) EpsAbs + EpsRel ||J^T y|| = ... ||y[1:]||.
 		nf2 := math.Sqrt(r0*r0 + vec.Dot(w, w))
 		wantPri := 2*opt.EpsAbs + opt.EpsRel*max(vec.Nrm2(x), nf2)
 		wantDual := math.Sqrt(3)*opt.EpsAbs + opt.EpsRel*vec.Nrm2(y[1:])
-		if math.Abs(it.EpsPrimal-wantPri) > 1e-12*wantPri || math.Abs(it.EpsDual-wantDual) > 1e-12*wantDual {
-			t.Fatalf("iteration %d: eps %g %g, want %g %g", k, it.EpsPrimal, it.EpsDual, wantPri, wantDual)
-		}
-		if want := p.Objective(x, w); it.Objective != want {
+		require.InDelta(t, wantPri, it.EpsPrimal, 1e-12*wantPri, "iteration %d: eps_pri", k)
+		require.InDelta(t, wantDual, it.EpsDual, 1e-12*wantDual, "iteration %d: eps_dual", k)
+		if want := p.Objective(x, w); it.Objective != want { // bit-exact: the same call
 			t.Fatalf("iteration %d: objective %g, want %g", k, it.Objective, want)
 		}
 		copy(prevW, w)
@@ -281,22 +377,9 @@ func TestSolveCallbackValues(t *testing.T) {
 	}
 	var sv neadmm.Solver
 	res, err := sv.Solve(context.Background(), p, x, w, y, opt)
-	if err != nil || res.Reason != neadmm.StopConverged || res.Iterations != k {
-		t.Fatalf("%+v %v", res, err)
-	}
-}
-
-// noObjective hides sqrtProblem's Objective method.
-type noObjective struct{ neadmm.Problem }
-
-func TestSolveNoObjective(t *testing.T) {
-	var sv neadmm.Solver
-	var objs []float64
-	opt := neadmm.Options{Rho: 1, MaxIter: 3, Callback: func(it neadmm.Iteration) bool { objs = append(objs, it.Objective); return false }}
-	res, err := sv.Solve(context.Background(), noObjective{sqrtProblem{}}, []float64{1}, []float64{1}, []float64{-2}, opt)
-	if err != nil || !math.IsNaN(res.Objective) || len(objs) != 3 || !math.IsNaN(objs[0]) {
-		t.Errorf("%+v %v %v", res, err, objs)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, neadmm.StopConverged, res.Reason)
+	assert.Equal(t, k, res.Iterations)
 }
 
 func TestRhoPolicies(t *testing.T) {
@@ -306,32 +389,25 @@ func TestRhoPolicies(t *testing.T) {
 		opt.MaxIter = 30
 		var sv neadmm.Solver
 		a := []float64{3, -1, 2}
-		if _, err := sv.Solve(context.Background(), newProjection(a), make([]float64, 3), []float64{1, 0, 0}, make([]float64, 4), opt); err != nil {
-			t.Fatal(err)
-		}
+		_, err := sv.Solve(context.Background(), newProjection(a), make([]float64, 3), []float64{1, 0, 0}, make([]float64, 4), opt)
+		require.NoError(t, err)
 		return rhos
 	}
 	for _, r := range record(neadmm.Options{Rho: 3, Policy: neadmm.RhoFixed}) {
-		if r != 3 {
-			t.Fatalf("fixed: rho %g", r)
-		}
+		require.Equal(t, 3.0, r, "fixed")
 	}
 	rh := record(neadmm.Options{Rho: 1})
-	if rh[0] != 1 || math.Abs(rh[29]-math.Pow(neadmm.DefaultRhoGrowth, 29)) > 1e-12 {
-		t.Errorf("geometric default: %v", rh)
-	}
+	assert.Equal(t, 1.0, rh[0])
+	assert.InDelta(t, math.Pow(neadmm.DefaultRhoGrowth, 29), rh[29], 1e-12, "geometric default")
 	rh = record(neadmm.Options{Rho: 1, RhoGrowth: 2, RhoMax: 100})
-	if rh[6] != 64 || rh[7] != 100 || rh[29] != 100 {
-		t.Errorf("geometric capped: %v", rh)
-	}
+	assert.Equal(t, []float64{64, 100, 100}, []float64{rh[6], rh[7], rh[29]}, "geometric capped")
 	// Balancing: every change is a factor tau, within [RhoMin, RhoMax].
 	var iters []neadmm.Iteration
 	opt := neadmm.Options{Rho: 1e-3, Policy: neadmm.RhoBalance, BalanceMu: 2, BalanceTau: 3, RhoMax: 1, MaxIter: 40}
 	opt.Callback = func(it neadmm.Iteration) bool { iters = append(iters, it); return false }
 	var sv neadmm.Solver
-	if _, err := sv.Solve(context.Background(), newProjection([]float64{3, -1, 2}), make([]float64, 3), []float64{1, 0, 0}, make([]float64, 4), opt); err != nil {
-		t.Fatal(err)
-	}
+	_, err := sv.Solve(context.Background(), newProjection([]float64{3, -1, 2}), make([]float64, 3), []float64{1, 0, 0}, make([]float64, 4), opt)
+	require.NoError(t, err)
 	changes := 0
 	for k := 1; k < len(iters); k++ {
 		prev, rho := iters[k-1], iters[k].Rho
@@ -341,16 +417,12 @@ func TestRhoPolicies(t *testing.T) {
 		} else if prev.Dual > 2*prev.Primal {
 			want = max(prev.Rho/3, 1e-9)
 		}
-		if math.Abs(rho-want) > 1e-12*want {
-			t.Fatalf("balance iteration %d: rho %g, want %g (r=%g s=%g)", k+1, rho, want, prev.Primal, prev.Dual)
-		}
+		require.InDelta(t, want, rho, 1e-12*want, "balance iteration %d (r=%g s=%g)", k+1, prev.Primal, prev.Dual)
 		if rho != prev.Rho {
 			changes++
 		}
 	}
-	if changes == 0 {
-		t.Errorf("balancing never changed rho from 1e-3")
-	}
+	assert.Positive(t, changes, "balancing never changed rho from 1e-3")
 }
 
 // failing wraps a problem and corrupts x2 (or returns an error) at one
@@ -375,26 +447,38 @@ func (f *failing) UpdateX2(x2, x1, y []float64, rho float64) error {
 	return nil
 }
 
+// failingWithObjective is failing with sqrtProblem's objective.
+type failingWithObjective struct{ *failing }
+
+func (f failingWithObjective) Objective(x1, x2 []float64) float64 { return x1[0] + x2[0] }
+
 func TestSolveFailures(t *testing.T) {
 	var sv neadmm.Solver
 	opt := neadmm.Options{Rho: 1, MaxIter: 100}
 	p := &failing{Problem: sqrtProblem{}, at: 3}
 	res, err := sv.Solve(context.Background(), p, []float64{1}, []float64{1}, []float64{-2}, opt)
-	if !errors.Is(err, neadmm.ErrNotFinite) || !strings.Contains(err.Error(), "iteration 3: x2") || res.Reason != neadmm.StopError || res.Iterations != 2 {
-		t.Errorf("NaN x2: %+v %v", res, err)
-	}
+	require.ErrorIs(t, err, neadmm.ErrNotFinite)
+	assert.ErrorContains(t, err, "iteration 3: x2")
+	assert.Equal(t, neadmm.StopError, res.Reason)
+	assert.Equal(t, 2, res.Iterations)
+
 	sentinel := errors.New("inner solver failed")
 	p = &failing{Problem: sqrtProblem{}, at: 2, err: sentinel}
 	res, err = sv.Solve(context.Background(), p, []float64{1}, []float64{1}, []float64{-2}, opt)
-	if !errors.Is(err, sentinel) || !strings.Contains(err.Error(), "iteration 2: x2-update") || res.Reason != neadmm.StopError {
-		t.Errorf("subproblem error: %+v %v", res, err)
-	}
+	require.ErrorIs(t, err, sentinel)
+	assert.ErrorContains(t, err, "iteration 2: x2-update")
+	assert.Equal(t, neadmm.StopError, res.Reason)
+
 	// x1 = 0 makes the Jacobian of sqrt infinite: a non-finite residual.
-	res, err = sv.Solve(context.Background(), sqrtProblem{}, []float64{1}, []float64{1}, []float64{0}, opt)
-	if !errors.Is(err, neadmm.ErrNotFinite) || !strings.Contains(err.Error(), "iteration 1: residual") {
-		t.Errorf("infinite dual residual: %+v %v", res, err)
-	}
+	_, err = sv.Solve(context.Background(), sqrtProblem{}, []float64{1}, []float64{1}, []float64{0}, opt)
+	require.ErrorIs(t, err, neadmm.ErrNotFinite)
+	assert.ErrorContains(t, err, "iteration 1: residual")
 }
+
+// badDims reports dimensions the engine must reject.
+type badDims struct{ sqrtProblem }
+
+func (badDims) Dims() (int, int, int) { return 1, 0, 1 }
 
 func TestSolveBadInput(t *testing.T) {
 	good := neadmm.Options{Rho: 1, MaxIter: 10}
@@ -403,18 +487,25 @@ func TestSolveBadInput(t *testing.T) {
 		x1, x2, y []float64
 		want      string
 	}{
-		{func(o *neadmm.Options) { o.Rho = 0 }, nil, nil, nil, "Rho = 0"},
-		{func(o *neadmm.Options) { o.Rho = -1 }, nil, nil, nil, "Rho = -1"},
-		{func(o *neadmm.Options) { o.Rho = math.Inf(1) }, nil, nil, nil, "Rho = +Inf"},
-		{func(o *neadmm.Options) { o.MaxIter = 0 }, nil, nil, nil, "MaxIter = 0"},
-		{func(o *neadmm.Options) { o.EpsAbs = math.NaN() }, nil, nil, nil, "EpsAbs = NaN"},
-		{func(o *neadmm.Options) { o.EpsRel = -1 }, nil, nil, nil, "EpsRel = -1"},
-		{func(o *neadmm.Options) { o.Policy = 9 }, nil, nil, nil, "Policy = 9"},
-		{func(o *neadmm.Options) { o.RhoGrowth = 0.5 }, nil, nil, nil, "RhoGrowth = 0.5"},
-		{func(o *neadmm.Options) { o.RhoMax = 0.5 }, nil, nil, nil, "RhoMax = 0.5"},
-		{func(o *neadmm.Options) { o.RhoMin = 2 }, nil, nil, nil, "RhoMin = 2"},
-		{func(o *neadmm.Options) { o.BalanceMu = 1 }, nil, nil, nil, "BalanceMu = 1"},
-		{func(o *neadmm.Options) { o.BalanceTau = math.NaN() }, nil, nil, nil, "BalanceTau = NaN"},
+		{func(o *neadmm.Options) { o.Rho = 0 }, nil, nil, nil, "Options.Rho = 0"},
+		{func(o *neadmm.Options) { o.Rho = -1 }, nil, nil, nil, "Options.Rho = -1"},
+		{func(o *neadmm.Options) { o.Rho = math.Inf(1) }, nil, nil, nil, "Options.Rho = +Inf"},
+		{func(o *neadmm.Options) { o.Rho = math.NaN() }, nil, nil, nil, "Options.Rho = NaN"},
+		{func(o *neadmm.Options) { o.MaxIter = 0 }, nil, nil, nil, "Options.MaxIter = 0"},
+		{func(o *neadmm.Options) { o.MaxIter = -1 }, nil, nil, nil, "Options.MaxIter = -1"},
+		{func(o *neadmm.Options) { o.EpsAbs = math.NaN() }, nil, nil, nil, "Options.EpsAbs = NaN"},
+		{func(o *neadmm.Options) { o.EpsAbs = math.Inf(1) }, nil, nil, nil, "Options.EpsAbs = +Inf"},
+		{func(o *neadmm.Options) { o.EpsRel = -1 }, nil, nil, nil, "Options.EpsRel = -1"},
+		{func(o *neadmm.Options) { o.Policy = 9 }, nil, nil, nil, "Options.Policy = 9, unknown"},
+		{func(o *neadmm.Options) { o.Policy = -1 }, nil, nil, nil, "Options.Policy = -1, unknown"},
+		{func(o *neadmm.Options) { o.RhoGrowth = 0.5 }, nil, nil, nil, "Options.RhoGrowth = 0.5"},
+		{func(o *neadmm.Options) { o.RhoGrowth = math.Inf(1) }, nil, nil, nil, "Options.RhoGrowth = +Inf"},
+		{func(o *neadmm.Options) { o.RhoMax = 0.5 }, nil, nil, nil, "Options.RhoMax = 0.5"},
+		{func(o *neadmm.Options) { o.RhoMax = math.NaN() }, nil, nil, nil, "Options.RhoMax = NaN"},
+		{func(o *neadmm.Options) { o.RhoMin = 2 }, nil, nil, nil, "Options.RhoMin = 2"},
+		{func(o *neadmm.Options) { o.RhoMin = -1 }, nil, nil, nil, "Options.RhoMin = -1"},
+		{func(o *neadmm.Options) { o.BalanceMu = 1 }, nil, nil, nil, "Options.BalanceMu = 1"},
+		{func(o *neadmm.Options) { o.BalanceTau = math.NaN() }, nil, nil, nil, "Options.BalanceTau = NaN"},
 		{func(o *neadmm.Options) {}, []float64{1, 2}, nil, nil, "len(x1), len(x2), len(y) = 2, 1, 1"},
 		{func(o *neadmm.Options) {}, nil, nil, []float64{}, "len(x1), len(x2), len(y) = 1, 1, 0"},
 		{func(o *neadmm.Options) {}, []float64{math.NaN()}, nil, nil, "initial x1"},
@@ -433,17 +524,37 @@ func TestSolveBadInput(t *testing.T) {
 		opt.Callback = func(neadmm.Iteration) bool { calls++; return false }
 		var sv neadmm.Solver
 		res, err := sv.Solve(context.Background(), sqrtProblem{}, def(tc.x1), def(tc.x2), def(tc.y), opt)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || calls != 0 {
-			t.Errorf("want error %q, got %v (%d iterations)", tc.want, err, calls)
-		}
-		if res.Reason != neadmm.StopInvalid || res.Iterations != 0 {
-			t.Errorf("%q: Reason %v after %d iterations, want %v after 0", tc.want, res.Reason, res.Iterations, neadmm.StopInvalid)
+		require.ErrorIs(t, err, neadmm.ErrBadInput, tc.want)
+		assert.ErrorContains(t, err, tc.want)
+		assert.Zero(t, calls, "%q: iterations ran", tc.want)
+		assert.Equal(t, neadmm.StopInvalid, res.Reason, tc.want)
+		assert.Zero(t, res.Iterations, tc.want)
+		if strings.HasPrefix(tc.want, "initial") {
+			assert.ErrorIs(t, err, neadmm.ErrNotFinite, tc.want)
 		}
 		// Validate gives Solve's error for bad options and nil otherwise.
-		optionCase := tc.x1 == nil && tc.x2 == nil && tc.y == nil
-		if verr := opt.Validate(); optionCase && (verr == nil || verr.Error() != err.Error()) || !optionCase && verr != nil {
-			t.Errorf("%q: Validate() = %v, Solve: %v", tc.want, verr, err)
+		if tc.x1 == nil && tc.x2 == nil && tc.y == nil {
+			assert.EqualError(t, opt.Validate(), err.Error(), tc.want)
+		} else {
+			assert.NoError(t, opt.Validate(), tc.want)
 		}
+	}
+	// What Validate cannot see: the context, the problem and its Dims.
+	var sv neadmm.Solver
+	var noCtx context.Context
+	for _, tc := range []struct {
+		ctx  context.Context
+		p    neadmm.Problem
+		want string
+	}{
+		{noCtx, sqrtProblem{}, "nil context"},
+		{context.Background(), nil, "nil context or problem"},
+		{context.Background(), badDims{}, "Dims() = (1, 0, 1)"},
+	} {
+		res, err := sv.Solve(tc.ctx, tc.p, []float64{1}, []float64{1}, []float64{1}, good)
+		require.ErrorIs(t, err, neadmm.ErrBadInput, tc.want)
+		assert.ErrorContains(t, err, tc.want)
+		assert.Equal(t, neadmm.StopInvalid, res.Reason)
 	}
 }
 
@@ -454,11 +565,13 @@ func TestSolveAllocs(t *testing.T) {
 	}
 	p := newProjection(a)
 	x, w, y := make([]float64, 50), make([]float64, 50), make([]float64, 51)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(context.Background()) // a non-nil Done channel
 	defer cancel()
-	calls := 0
+	calls, tests := 0, 0
 	opt := neadmm.Options{Rho: 1, Policy: neadmm.RhoBalance, EpsAbs: 1e-300, EpsRel: 1e-300, MaxIter: 50,
-		Callback: func(neadmm.Iteration) bool { calls++; return false }}
+		Callback:           func(neadmm.Iteration) bool { calls++; return false },
+		StopTest:           func(neadmm.Iteration) bool { tests++; return false },
+		IterationObjective: true, FinalObjective: true}
 	var sv neadmm.Solver
 	run := func() {
 		clear(x)
@@ -471,9 +584,8 @@ func TestSolveAllocs(t *testing.T) {
 		}
 	}
 	run()
-	if n := testing.AllocsPerRun(10, run); n != 0 {
-		t.Errorf("%v allocations per 50-iteration solve", n)
-	}
+	assert.Zero(t, testing.AllocsPerRun(10, run), "allocations per 50-iteration solve")
+	assert.Equal(t, calls, tests)
 }
 
 // TestSolveConcurrent runs independent solvers on several goroutines (run
@@ -513,10 +625,48 @@ func TestSolveConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	for i := range got {
-		if !slices.Equal(got[i], want[i]) {
+		if !slices.Equal(got[i], want[i]) { // bit for bit
 			t.Errorf("worker %d differs from the sequential run", i)
 		}
 	}
+}
+
+// blockingProblem signals entered and waits for release in its first
+// UpdateX1.
+type blockingProblem struct {
+	sqrtProblem
+	entered, release chan struct{}
+}
+
+func (b *blockingProblem) UpdateX1(x1, x2, y []float64, rho float64) error {
+	if b.entered != nil {
+		close(b.entered)
+		b.entered = nil
+		<-b.release
+	}
+	return b.sqrtProblem.UpdateX1(x1, x2, y, rho)
+}
+
+// TestSolveInUse: a second Solve on a Solver that is running panics with
+// a clear message; after the first returns the Solver is usable again.
+func TestSolveInUse(t *testing.T) {
+	var sv neadmm.Solver
+	opt := neadmm.Options{Rho: 1, MaxIter: 3}
+	b := &blockingProblem{entered: make(chan struct{}), release: make(chan struct{})}
+	entered := b.entered
+	done := make(chan error)
+	go func() {
+		_, err := sv.Solve(context.Background(), b, []float64{1}, []float64{1}, []float64{-2}, opt)
+		done <- err
+	}()
+	<-entered
+	assert.PanicsWithValue(t, "neadmm: Solver.Solve: workspace already in use (by another goroutine, or re-entered from a problem method)", func() {
+		_, _ = sv.Solve(context.Background(), sqrtProblem{}, []float64{1}, []float64{1}, []float64{-2}, opt)
+	})
+	close(b.release)
+	require.NoError(t, <-done)
+	_, err := sv.Solve(context.Background(), sqrtProblem{}, []float64{1}, []float64{1}, []float64{-2}, opt)
+	require.NoError(t, err)
 }
 
 func TestStrings(t *testing.T) {
@@ -525,11 +675,10 @@ func TestStrings(t *testing.T) {
 		{neadmm.RhoPolicy(7).String(), "RhoPolicy(7)"},
 		{neadmm.StopConverged.String(), "converged"}, {neadmm.StopMaxIter.String(), "iteration cap"},
 		{neadmm.StopCancelled.String(), "cancelled"}, {neadmm.StopCallback.String(), "stopped by callback"},
-		{neadmm.StopError.String(), "error"}, {neadmm.StopReason(0).String(), "StopReason(0)"},
+		{neadmm.StopError.String(), "error"}, {neadmm.StopInvalid.String(), "invalid input"},
+		{neadmm.StopTest.String(), "stop test"}, {neadmm.StopReason(0).String(), "StopReason(0)"},
 	} {
-		if tc.got != tc.want {
-			t.Errorf("got %q, want %q", tc.got, tc.want)
-		}
+		assert.Equal(t, tc.want, tc.got)
 	}
 }
 
@@ -554,5 +703,4 @@ func BenchmarkSolveSphere(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100, "ns/iter")
-	_ = fmt.Sprint()
 }

@@ -2,6 +2,7 @@ package neadmm_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -73,7 +74,7 @@ func ExampleFISTA() {
 	}
 	var fs neadmm.FISTA // reuse it for every solve of this subproblem
 	x := make([]float64, 3)
-	res, err := fs.Solve(l, x, neadmm.FISTAOptions{L: 1, Backtrack: true, Tol: 1e-10, MaxIter: 1000})
+	res, err := fs.Solve(context.Background(), l, x, neadmm.FISTAOptions{L: 1, Backtrack: true, Tol: 1e-10, MaxIter: 1000})
 	if err != nil {
 		panic(err)
 	}
@@ -143,6 +144,8 @@ func ExampleSolver_Solve() {
 		EpsAbs:  1e-9,
 		EpsRel:  1e-9,
 		MaxIter: 1000,
+		// Result.Objective costs one Objective call: ask for it.
+		FinalObjective: true,
 	})
 	if err != nil {
 		panic(err)
@@ -153,3 +156,114 @@ func ExampleSolver_Solve() {
 }
 
 func newProjection(a []float64) *projection { return &projection{a: a, v: make([]float64, len(a))} }
+
+// ExampleOptions_stopTest stops on a stalled objective, an application's
+// own convergence test, and the Result says so: StopTest, not
+// StopConverged (the residual test, far stricter here, did not pass).
+func ExampleOptions_stopTest() {
+	p := newProjection([]float64{3, 4})
+	x, w, y := make([]float64, 2), []float64{1, 0}, make([]float64, 3)
+	prev := math.Inf(1)
+	var sv neadmm.Solver
+	res, err := sv.Solve(context.Background(), p, x, w, y, neadmm.Options{
+		Rho:     1,
+		EpsAbs:  1e-15,
+		MaxIter: 1000,
+		// The test reads Iteration.Objective: ask the engine for it.
+		IterationObjective: true,
+		StopTest: func(it neadmm.Iteration) bool {
+			stalled := it.Primal <= 1e-6 && math.Abs(it.Objective-prev) <= 1e-9*math.Abs(it.Objective)
+			prev = it.Objective
+			return stalled
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%v (residual test met: %v): x = (%.4f, %.4f)\n", res.Reason, res.Primal <= res.EpsPrimal, x[0], x[1])
+	// Output: stop test (residual test met: false): x = (0.6000, 0.8000)
+}
+
+// sparseSphere is min ||x - a||^2 + lambda ||x||_1 s.t. ||x|| = 1 with the
+// splitting of projection. Its x-update has no closed form: FISTA solves
+// it, with the solve's context, which Start hands over.
+type sparseSphere struct {
+	*projection // Dims, UpdateX2 (SphereProx), the constraints
+	lambda      float64
+	fs          neadmm.FISTA // one workspace for every x-update
+	ctx         context.Context
+	c           []float64 // w + y2/rho
+	rho         float64
+}
+
+// Start keeps the solve's context for the x-updates of this solve.
+func (p *sparseSphere) Start(ctx context.Context, x, w, y []float64) error {
+	p.ctx = ctx
+	return nil
+}
+
+// UpdateX1 minimizes ||x - a||^2 + rho/2 ||x - c||^2 + lambda ||x||_1.
+func (p *sparseSphere) UpdateX1(x, w, y []float64, rho float64) error {
+	p.rho = rho
+	vec.AddScaledTo(p.c, w, 1/rho, y[1:])
+	_, err := p.fs.Solve(p.ctx, p, x, neadmm.FISTAOptions{L: 2 + rho, Tol: 1e-13, MaxIter: 1000})
+	return err // wraps ctx.Err() if cancelled: the engine reports StopCancelled
+}
+
+// Func, FuncGrad and Prox make sparseSphere the FISTAProblem of UpdateX1.
+func (p *sparseSphere) Func(x []float64) float64 {
+	f := 0.0
+	for i, xi := range x {
+		f += (xi-p.a[i])*(xi-p.a[i]) + p.rho/2*(xi-p.c[i])*(xi-p.c[i])
+	}
+	return f
+}
+
+func (p *sparseSphere) FuncGrad(grad, x []float64) float64 {
+	for i, xi := range x {
+		grad[i] = 2*(xi-p.a[i]) + p.rho*(xi-p.c[i])
+	}
+	return p.Func(x)
+}
+
+func (p *sparseSphere) Prox(dst, x []float64, step float64) { vec.SoftThreshold(dst, x, step*p.lambda) }
+
+// Objective is F1 + F2 = ||x - a||^2 + lambda ||x||_1.
+func (p *sparseSphere) Objective(x, w []float64) float64 {
+	return p.projection.Objective(x, w) + p.lambda*vec.Asum(x)
+}
+
+// ExampleStarter runs a problem whose x-update is an inner FISTA: Start
+// passes the solve's context on, so a cancellation reaches the inner loop.
+// The solution is x = (2a - 1)/||2a - 1|| on the first two coordinates
+// and 0 on the third (lambda = 1 outweighs 2*a_3 = 0.4).
+func ExampleStarter() {
+	p := &sparseSphere{projection: newProjection([]float64{3, 4, 0.2}), lambda: 1, c: make([]float64, 3)}
+	x, w, y := make([]float64, 3), []float64{1, 0, 0}, make([]float64, 4)
+	opt := neadmm.Options{Rho: 1, EpsAbs: 1e-10, EpsRel: 1e-10, MaxIter: 2000, FinalObjective: true}
+	var sv neadmm.Solver
+	res, err := sv.Solve(context.Background(), p, x, w, y, opt)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%v: x = (%.4f, %.4f, %.4f), objective %.4f\n", res.Reason, x[0], x[1], x[2]+0, res.Objective)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err = sv.Solve(ctx, p, x, w, y, opt)
+	fmt.Println(res.Reason, errors.Is(err, context.Canceled))
+	// Output:
+	// converged: x = (0.5812, 0.8137, 0.0000), objective 17.4377
+	// cancelled true
+}
+
+// ExampleFISTAOptions_Validate: invalid options are errors matching
+// ErrBadInput, which name the field.
+func ExampleFISTAOptions_Validate() {
+	err := neadmm.FISTAOptions{L: 1, Backtrack: true, Eta: 1, MaxIter: 10}.Validate()
+	fmt.Println(errors.Is(err, neadmm.ErrBadInput))
+	fmt.Println(err)
+	// Output:
+	// true
+	// neadmm: bad input: FISTAOptions.Eta = 1, want 0 (default) or finite and > 1
+}

@@ -1,11 +1,12 @@
 package neadmm
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"math"
 
 	"github.com/neadmm/neadmm/internal/buf"
+	"github.com/neadmm/neadmm/internal/num"
 	"github.com/neadmm/neadmm/vec"
 )
 
@@ -53,6 +54,26 @@ const (
 	RestartNone
 )
 
+// String returns the scheme's name.
+func (r Restart) String() string {
+	switch r {
+	case RestartGradient:
+		return "gradient"
+	case RestartFunction:
+		return "function"
+	case RestartNone:
+		return "none"
+	}
+	return fmt.Sprintf("Restart(%d)", int(r))
+}
+
+// Default values of the FISTAOptions fields whose zero value means
+// "default".
+const (
+	DefaultEta          = 2
+	DefaultMaxBacktrack = 100
+)
+
 // FISTAOptions configures one FISTA solve. The zero value is not valid:
 // L and MaxIter must be set.
 type FISTAOptions struct {
@@ -64,10 +85,21 @@ type FISTAOptions struct {
 	L float64
 	// Backtrack enables the Beck-Teboulle line search: while
 	// f(z) > f(y) + <grad f(y), z - y> + L/2 ||z - y||^2 (up to a few ulps
-	// of |f(y)|), L is multiplied by Eta. L never decreases within a solve.
+	// of |f(y)|), the trial step z is rejected and L is multiplied by Eta.
+	// L never decreases within a solve.
 	Backtrack bool
-	// Eta is the backtracking factor; 0 means 2. It must be > 1.
+	// Eta is the backtracking factor; 0 means DefaultEta (2). It must be
+	// finite and > 1.
 	Eta float64
+	// MaxBacktrack caps the backtracking steps (a trial step rejected, L
+	// multiplied by Eta, the step retried) over the whole solve; 0 means
+	// DefaultMaxBacktrack (100), which lets L grow by Eta^100 (1e30 for
+	// Eta = 2). A solve therefore evaluates at most MaxIter + MaxBacktrack
+	// trial steps (each one Prox and, with Backtrack, one Func) and
+	// MaxIter gradients, whatever Eta is. Reaching the cap is an error
+	// wrapping ErrBacktrack; raise it for an Eta close to 1 or an initial
+	// L far below the true constant. It must be >= 0.
+	MaxBacktrack int
 	// Restart is the adaptive restart scheme; the zero value is
 	// RestartGradient.
 	Restart Restart
@@ -79,16 +111,46 @@ type FISTAOptions struct {
 	MaxIter int
 }
 
+// Validate reports the first invalid field of o, as FISTA.Solve would
+// before any work; the error wraps ErrBadInput. (Solve also rejects
+// RestartFunction for a problem that does not implement NonsmoothValuer,
+// which o alone cannot tell.)
+func (o FISTAOptions) Validate() error {
+	bad := func(name string, v float64, want string) error {
+		return fmt.Errorf("%w: FISTAOptions.%s = %g, want %s", ErrBadInput, name, v, want)
+	}
+	switch {
+	case !(o.L > 0) || !num.Finite(o.L):
+		return bad("L", o.L, "finite and > 0")
+	case o.Eta != 0 && !(o.Eta > 1 && num.Finite(o.Eta)):
+		return bad("Eta", o.Eta, "0 (default) or finite and > 1")
+	case o.MaxBacktrack < 0:
+		return fmt.Errorf("%w: FISTAOptions.MaxBacktrack = %d, want >= 0", ErrBadInput, o.MaxBacktrack)
+	case o.Restart < RestartGradient || o.Restart > RestartNone:
+		return fmt.Errorf("%w: FISTAOptions.Restart = %d, unknown (want RestartGradient, RestartFunction or RestartNone)",
+			ErrBadInput, int(o.Restart))
+	case !(o.Tol >= 0) || !num.Finite(o.Tol):
+		return bad("Tol", o.Tol, "finite and >= 0")
+	case o.MaxIter <= 0:
+		return fmt.Errorf("%w: FISTAOptions.MaxIter = %d, want > 0", ErrBadInput, o.MaxIter)
+	}
+	return nil
+}
+
 // FISTAResult reports a FISTA solve.
 type FISTAResult struct {
 	// Iterations is the number of proximal-gradient steps taken.
 	Iterations int
-	// Converged reports whether the Tol test passed (false: MaxIter).
+	// Converged reports whether the Tol test passed (false: MaxIter, an
+	// error or cancellation).
 	Converged bool
 	// Restarts counts the momentum restarts.
 	Restarts int
+	// Backtracks counts the backtracking steps: trial steps rejected and
+	// retried with L multiplied by Eta.
+	Backtracks int
 	// Objective is f(x) + g(x) at the returned x, or NaN if the problem
-	// does not implement NonsmoothValuer.
+	// does not implement NonsmoothValuer or the solve returned an error.
 	Objective float64
 	// L is the final Lipschitz estimate (opt.L without backtracking).
 	L float64
@@ -100,15 +162,17 @@ type FISTAResult struct {
 // longer than any x seen before, so repeated solves (an ADMM x-update every
 // outer iteration) do not allocate.
 //
-// A FISTA must not be used by several goroutines at once. Use one FISTA per
-// subproblem: the learnt estimate L belongs to the problem it was learnt on.
+// A FISTA must not be used by several goroutines at once (Solve panics if
+// it is entered while another call runs). Use one FISTA per subproblem:
+// the learnt estimate L belongs to the problem it was learnt on.
 type FISTA struct {
 	// L is the Lipschitz estimate kept between solves: Solve with
-	// backtracking starts from max(opt.L, L) and, unless it fails, stores
-	// its final estimate here. Set it to 0 to forget it (e.g. after rho
-	// decreased).
+	// backtracking starts from max(opt.L, L) and, unless the search
+	// failed, stores its final estimate here. Set it to 0 to forget it
+	// (e.g. after rho decreased).
 	L float64
 
+	busy                inUse
 	x, xn, y, grad, tmp []float64
 }
 
@@ -122,143 +186,199 @@ const (
 )
 
 // Solve minimizes f + g starting from x (warm start) and overwrites x with
-// the last iterate, which is a prox output (so, for the L1 norm, exactly
-// sparse). It returns an error, before any work, for invalid options, and
-// during the solve if f(y) or an iterate is NaN or infinite or backtracking
-// pushes L above 1e300; x then holds the last finite iterate. For
-// len(x) == 0 it returns Converged after 0 iterations.
-func (s *FISTA) Solve(p FISTAProblem, x []float64, opt FISTAOptions) (FISTAResult, error) {
+// the last accepted iterate, which is a prox output (so, for the L1 norm,
+// exactly sparse). For len(x) == 0 it returns Converged after 0
+// iterations.
+//
+// It returns an error wrapping ErrBadInput, before any work, for invalid
+// options (see FISTAOptions.Validate), a nil ctx or p, RestartFunction
+// with a p that does not implement NonsmoothValuer, or a non-finite x
+// (also wrapping ErrNotFinite). During the solve it returns an error
+// wrapping ErrNotFinite if f(y) or an iterate is NaN or infinite, one
+// wrapping ErrBacktrack if backtracking reaches opt.MaxBacktrack or pushes
+// L above 1e300, and ctx's error (wrapped) on cancellation; x then holds
+// the last accepted (finite) iterate.
+//
+// The context is checked before every iteration and before every retried
+// trial step, so cancellation returns within one FuncGrad, one Func and
+// one Prox call. A ctx that is never cancelled (context.Background) costs
+// nothing; checking one that can be costs a few nanoseconds per check and
+// no allocation.
+func (s *FISTA) Solve(ctx context.Context, p FISTAProblem, x []float64, opt FISTAOptions) (FISTAResult, error) {
+	s.busy.enter("neadmm: FISTA.Solve")
+	defer s.busy.leave()
 	res := FISTAResult{Objective: math.NaN(), L: opt.L}
-	eta := opt.Eta
-	if eta == 0 {
-		eta = 2
+	f, err := s.prepare(ctx, p, x, opt)
+	if err != nil || len(x) == 0 {
+		res.Converged = err == nil
+		return res, err
 	}
-	ng, hasG := p.(NonsmoothValuer)
-	switch {
-	case !(opt.L > 0 && opt.L <= math.MaxFloat64):
-		return res, fmt.Errorf("neadmm: FISTA: L = %g, want finite and > 0", opt.L)
-	case !(eta > 1 && eta <= math.MaxFloat64):
-		return res, fmt.Errorf("neadmm: FISTA: Eta = %g, want finite and > 1", opt.Eta)
-	case !(opt.Tol >= 0 && opt.Tol <= math.MaxFloat64):
-		return res, fmt.Errorf("neadmm: FISTA: Tol = %g, want finite and >= 0", opt.Tol)
-	case opt.MaxIter <= 0:
-		return res, fmt.Errorf("neadmm: FISTA: MaxIter = %d, want > 0", opt.MaxIter)
-	case opt.Restart < RestartGradient || opt.Restart > RestartNone:
-		return res, fmt.Errorf("neadmm: FISTA: unknown Restart %d", opt.Restart)
-	case opt.Restart == RestartFunction && !hasG:
-		return res, errors.New("neadmm: FISTA: RestartFunction needs a problem implementing NonsmoothValuer")
+	err = f.run(&res)
+	copy(x, f.xk)
+	res.L, res.Backtracks = f.L, f.backtracks
+	if opt.Backtrack && (err == nil || f.ctx.Err() != nil) { // a failed search must not poison later solves
+		s.L = f.L
 	}
-	n := len(x)
-	if n == 0 {
-		res.Converged = true
-		return res, nil
+	if err == nil && f.ng != nil {
+		if math.IsNaN(f.fx) {
+			f.fx = p.Func(x)
+		}
+		res.Objective = f.fx + f.ng.Nonsmooth(x)
+	}
+	return res, err
+}
+
+// fistaRun is the state of one FISTA.Solve call.
+type fistaRun struct {
+	ctx                  context.Context
+	done                 <-chan struct{} // ctx.Done(): nil if never cancelled
+	p                    FISTAProblem
+	ng                   NonsmoothValuer // nil if p does not implement it
+	opt                  FISTAOptions    // with the defaults set
+	xk, xn, y, grad, tmp []float64
+	L, theta             float64
+	fx, Fprev            float64 // f(xk) when known (else NaN); (f+g)(xk) for RestartFunction
+	backtracks           int
+}
+
+// prepare validates the input, before any work, and sizes the buffers.
+func (s *FISTA) prepare(ctx context.Context, p FISTAProblem, x []float64, opt FISTAOptions) (fistaRun, error) {
+	if err := opt.Validate(); err != nil {
+		return fistaRun{}, fmt.Errorf("neadmm: FISTA: %w", err)
+	}
+	if ctx == nil || p == nil {
+		return fistaRun{}, fmt.Errorf("neadmm: FISTA: %w: nil context or problem", ErrBadInput)
+	}
+	ng, _ := p.(NonsmoothValuer)
+	if opt.Restart == RestartFunction && ng == nil {
+		return fistaRun{}, fmt.Errorf("neadmm: FISTA: %w: RestartFunction needs a problem implementing NonsmoothValuer", ErrBadInput)
 	}
 	if !allFinite(x) {
-		return res, fmt.Errorf("neadmm: FISTA: initial x: %w", ErrNotFinite)
+		return fistaRun{}, fmt.Errorf("neadmm: FISTA: %w: initial x: %w", ErrBadInput, ErrNotFinite)
+	}
+	if opt.Eta == 0 {
+		opt.Eta = DefaultEta
+	}
+	if opt.MaxBacktrack == 0 {
+		opt.MaxBacktrack = DefaultMaxBacktrack
 	}
 	L := opt.L
 	if opt.Backtrack {
 		L = max(L, s.L)
 	}
+	n := len(x)
 	s.x = buf.Grow(s.x, n)
 	s.xn = buf.Grow(s.xn, n)
 	s.y = buf.Grow(s.y, n)
 	s.grad = buf.Grow(s.grad, n)
 	s.tmp = buf.Grow(s.tmp, n)
-	xk, xn, y, grad, tmp := s.x, s.xn, s.y, s.grad, s.tmp
-	copy(xk, x)
-	copy(y, x)
+	copy(s.x, x)
+	copy(s.y, x)
+	return fistaRun{ctx: ctx, done: ctx.Done(), p: p, ng: ng, opt: opt,
+		xk: s.x, xn: s.xn, y: s.y, grad: s.grad, tmp: s.tmp,
+		L: L, theta: 1, fx: math.NaN(), Fprev: math.Inf(1)}, nil
+}
 
-	theta := 1.0
-	fx := math.NaN() // f(xk) when known
-	Fprev := math.Inf(1)
-	if opt.Restart == RestartFunction {
-		fx = p.Func(xk)
-		Fprev = fx + ng.Nonsmooth(xk)
+// run iterates from xk = y = x, recording progress in res.
+func (f *fistaRun) run(res *FISTAResult) error {
+	if f.opt.Restart == RestartFunction {
+		f.fx = f.p.Func(f.xk)
+		f.Fprev = f.fx + f.ng.Nonsmooth(f.xk)
 	}
-	var err error
-	for k := 1; k <= opt.MaxIter; k++ {
-		fy := p.FuncGrad(grad, y)
-		if math.IsNaN(fy) || math.IsInf(fy, 0) {
-			err = fmt.Errorf("neadmm: FISTA: iteration %d: f(y) = %g: %w", k, fy, ErrNotFinite)
-			break
+	for k := 1; k <= f.opt.MaxIter; k++ {
+		if cancelled(f.done) {
+			return fmt.Errorf("neadmm: FISTA: cancelled before iteration %d: %w", k, f.ctx.Err())
 		}
-		// Proximal gradient step from y, backtracking on L.
-		fz := math.NaN()
-		for {
-			vec.AddScaledTo(tmp, y, -1/L, grad)
-			p.Prox(xn, tmp, 1/L)
-			if !opt.Backtrack {
-				break
-			}
-			fz = p.Func(xn)
-			vec.Sub(tmp, xn, y)
-			bound := fy + vec.Dot(grad, tmp) + L/2*vec.Dot(tmp, tmp)
-			if fz <= bound+fistaSlack*math.Abs(fy) {
-				break
-			}
-			L *= eta
-			if !(L <= fistaMaxL) {
-				err = fmt.Errorf("neadmm: FISTA: iteration %d: backtracking pushed L to %g (f not smooth, or NaN)", k, L)
-				break
-			}
-		}
+		fz, err := f.step(k)
 		if err != nil {
-			break
+			return err
 		}
 		res.Iterations = k
-
-		xnn := vec.Nrm2(xn)
-		if !(xnn <= math.MaxFloat64) { // xk stays the last finite iterate
-			err = fmt.Errorf("neadmm: FISTA: iteration %d: iterate: %w", k, ErrNotFinite)
-			break
-		}
-		// xk becomes the step d = x_(k+1) - x_k; xn is x_(k+1).
-		vec.Sub(xk, xn, xk)
-		dn := vec.Nrm2(xk)
-		restart := false
-		switch opt.Restart {
-		case RestartGradient:
-			vec.Sub(tmp, y, xn)
-			restart = vec.Dot(tmp, xk) > 0
-		case RestartFunction:
-			if !opt.Backtrack {
-				fz = p.Func(xn)
-			}
-			F := fz + ng.Nonsmooth(xn)
-			restart = F > Fprev
-			Fprev = F
-		}
-		fx = fz
-		xk, xn = xn, xk // xk = x_(k+1); xn holds the step d
-		if !(dn <= math.MaxFloat64) {
-			err = fmt.Errorf("neadmm: FISTA: iteration %d: step: %w", k, ErrNotFinite)
-			break
-		}
-		if dn <= opt.Tol*max(1, xnn) {
-			res.Converged = true
-			break
+		converged, restart, err := f.accept(k, fz)
+		if err != nil || converged {
+			res.Converged = converged
+			return err
 		}
 		if restart {
 			res.Restarts++
-			theta = 1
-			copy(y, xk)
-			continue
 		}
-		thetaNext := (1 + math.Sqrt(1+4*theta*theta)) / 2
-		vec.AddScaledTo(y, xk, (theta-1)/thetaNext, xn)
-		theta = thetaNext
+		f.momentum(restart)
 	}
-	copy(x, xk)
-	if opt.Backtrack && err == nil { // a failed search must not poison later solves
-		s.L = L
+	return nil
+}
+
+// step sets xn to the proximal-gradient step from y, backtracking on L,
+// and returns f(xn) if it evaluated it (with Backtrack), else NaN.
+func (f *fistaRun) step(k int) (float64, error) {
+	fy := f.p.FuncGrad(f.grad, f.y)
+	if !num.Finite(fy) {
+		return 0, fmt.Errorf("neadmm: FISTA: iteration %d: f(y) = %g: %w", k, fy, ErrNotFinite)
 	}
-	res.L = L
-	if err == nil && hasG {
-		if math.IsNaN(fx) {
-			fx = p.Func(x)
+	for {
+		vec.AddScaledTo(f.tmp, f.y, -1/f.L, f.grad)
+		f.p.Prox(f.xn, f.tmp, 1/f.L)
+		if !f.opt.Backtrack {
+			return math.NaN(), nil
 		}
-		res.Objective = fx + ng.Nonsmooth(x)
+		fz := f.p.Func(f.xn)
+		vec.Sub(f.tmp, f.xn, f.y)
+		bound := fy + vec.Dot(f.grad, f.tmp) + f.L/2*vec.Dot(f.tmp, f.tmp)
+		if fz <= bound+fistaSlack*math.Abs(fy) {
+			return fz, nil
+		}
+		if f.backtracks == f.opt.MaxBacktrack {
+			return 0, fmt.Errorf("neadmm: FISTA: iteration %d: trial step rejected after FISTAOptions.MaxBacktrack = %d backtracking steps, L = %g: %w",
+				k, f.backtracks, f.L, ErrBacktrack)
+		}
+		if cancelled(f.done) {
+			return 0, fmt.Errorf("neadmm: FISTA: cancelled in iteration %d: %w", k, f.ctx.Err())
+		}
+		f.backtracks++
+		f.L *= f.opt.Eta
+		if !(f.L <= fistaMaxL) {
+			return 0, fmt.Errorf("neadmm: FISTA: iteration %d: L = %g (f not smooth, or NaN): %w", k, f.L, ErrBacktrack)
+		}
 	}
-	return res, err
+}
+
+// accept makes xn, the new iterate, the current one (xk), keeping the step
+// xk - xk_old in xn for the momentum, and reports whether the Tol test
+// passed and whether the restart scheme asks for a restart.
+func (f *fistaRun) accept(k int, fz float64) (converged, restart bool, err error) {
+	xnn := vec.Nrm2(f.xn)
+	if !(xnn <= math.MaxFloat64) { // xk stays the last finite iterate
+		return false, false, fmt.Errorf("neadmm: FISTA: iteration %d: iterate: %w", k, ErrNotFinite)
+	}
+	vec.Sub(f.xk, f.xn, f.xk) // xk becomes the step d = x_(k+1) - x_k
+	dn := vec.Nrm2(f.xk)
+	switch f.opt.Restart {
+	case RestartGradient:
+		vec.Sub(f.tmp, f.y, f.xn)
+		restart = vec.Dot(f.tmp, f.xk) > 0
+	case RestartFunction:
+		if !f.opt.Backtrack {
+			fz = f.p.Func(f.xn)
+		}
+		F := fz + f.ng.Nonsmooth(f.xn)
+		restart = F > f.Fprev
+		f.Fprev = F
+	}
+	f.fx = fz
+	f.xk, f.xn = f.xn, f.xk // xk = x_(k+1); xn holds the step d
+	if !(dn <= math.MaxFloat64) {
+		return false, false, fmt.Errorf("neadmm: FISTA: iteration %d: step: %w", k, ErrNotFinite)
+	}
+	return dn <= f.opt.Tol*max(1, xnn), restart, nil
+}
+
+// momentum sets the next extrapolation point y, or restarts from xk.
+func (f *fistaRun) momentum(restart bool) {
+	if restart {
+		f.theta = 1
+		copy(f.y, f.xk)
+		return
+	}
+	thetaNext := (1 + math.Sqrt(1+4*f.theta*f.theta)) / 2
+	vec.AddScaledTo(f.y, f.xk, (f.theta-1)/thetaNext, f.xn)
+	f.theta = thetaNext
 }

@@ -1,11 +1,14 @@
 package neadmm
 
 import (
-	"errors"
+	"context"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/neadmm/neadmm/vec"
 )
@@ -18,6 +21,7 @@ type lasso struct {
 	lambda     float64
 	r          []float64 // residual buffer, rows
 	funcCalls  int
+	gradCalls  int
 }
 
 func newLasso(r *rand.Rand, rows, cols, k int, lambda float64) *lasso {
@@ -49,6 +53,7 @@ func (l *lasso) Func(x []float64) float64 {
 }
 
 func (l *lasso) FuncGrad(g, x []float64) float64 {
+	l.gradCalls++
 	l.resid(x)
 	vec.MulTransVec(g, l.a, l.rows, l.cols, l.r)
 	return 0.5 * vec.Dot(l.r, l.r)
@@ -116,9 +121,7 @@ func TestFISTALasso(t *testing.T) {
 	l := newLasso(r, 60, 150, 8, 0.05)
 	ref := l.coordinateDescent(5000)
 	fRef := l.objective(ref)
-	if v := l.kktViolation(ref); v > 1e-9 {
-		t.Fatalf("reference not converged: KKT %g", v)
-	}
+	require.LessOrEqual(t, l.kktViolation(ref), 1e-9, "reference not converged")
 	for _, tc := range []struct {
 		name string
 		opt  FISTAOptions
@@ -132,66 +135,60 @@ func TestFISTALasso(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var fs FISTA
 			x := make([]float64, l.cols)
-			res, err := fs.Solve(l, x, tc.opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !res.Converged {
-				t.Fatalf("not converged: %+v", res)
-			}
+			res, err := fs.Solve(context.Background(), l, x, tc.opt)
+			require.NoError(t, err)
+			require.True(t, res.Converged, "%+v", res)
 			// The solution is unique here (60 x 150 random A, sparse
 			// truth): steps of 1e-12 leave a KKT violation of about
 			// L*1e-12/lambda, far below 1e-6; the objective matches the
 			// reference to rounding.
-			if v := l.kktViolation(x); v > 1e-6 {
-				t.Errorf("KKT violation %g lambda", v)
-			}
-			if f := l.objective(x); math.Abs(f-fRef) > 1e-10*fRef {
-				t.Errorf("objective %.15g, reference %.15g", f, fRef)
-			}
-			if math.Abs(res.Objective-l.objective(x)) > 1e-14*fRef {
-				t.Errorf("reported objective %.15g, actual %.15g", res.Objective, l.objective(x))
-			}
+			assert.LessOrEqual(t, l.kktViolation(x), 1e-6, "KKT violation in units of lambda")
+			assert.InDelta(t, fRef, l.objective(x), 1e-10*fRef, "objective vs the reference")
+			assert.InDelta(t, l.objective(x), res.Objective, 1e-14*fRef, "reported objective")
 			for j := range x {
-				if math.Abs(x[j]-ref[j]) > 1e-6 {
-					t.Fatalf("x[%d] = %g, reference %g", j, x[j], ref[j])
-				}
+				require.InDelta(t, ref[j], x[j], 1e-6, "x[%d]", j)
 			}
-			t.Logf("%d iterations, %d restarts, L=%.4g", res.Iterations, res.Restarts, res.L)
-			if tc.opt.Backtrack && (res.L <= tc.opt.L || fs.L != res.L) {
-				t.Errorf("L estimate %g (workspace %g) did not grow from %g", res.L, fs.L, tc.opt.L)
+			t.Logf("%d iterations, %d restarts, %d backtracks, L=%.4g", res.Iterations, res.Restarts, res.Backtracks, res.L)
+			if tc.opt.Backtrack {
+				assert.Greater(t, res.L, tc.opt.L, "L estimate did not grow")
+				assert.Equal(t, res.L, fs.L, "the workspace keeps the estimate")
+				// Each backtracking step multiplies L by Eta, exactly.
+				eta := max(tc.opt.Eta, DefaultEta)
+				assert.InDelta(t, math.Log(res.L/tc.opt.L)/math.Log(eta), float64(res.Backtracks), 1e-9)
+			} else {
+				assert.Zero(t, res.Backtracks)
 			}
 		})
 	}
 }
 
 func TestFISTAWarmStartKeepsL(t *testing.T) {
+	ctx := context.Background()
 	r := rand.New(rand.NewPCG(23, 24))
 	l := newLasso(r, 40, 80, 5, 0.05)
 	var fs FISTA
 	x := make([]float64, l.cols)
 	opt := FISTAOptions{L: 1e-3, Backtrack: true, Tol: 1e-10, MaxIter: 10000}
-	res1, err := fs.Solve(l, x, opt)
-	if err != nil || !res1.Converged {
-		t.Fatal(err, res1)
-	}
+	res1, err := fs.Solve(ctx, l, x, opt)
+	require.NoError(t, err)
+	require.True(t, res1.Converged)
 	// A warm restart from the solution, starting from the learnt L: it
 	// stops at once and never backtracks (one Func call per iteration).
 	l.funcCalls = 0
-	res2, err := fs.Solve(l, x, opt)
-	if err != nil || !res2.Converged {
-		t.Fatal(err, res2)
-	}
-	if res2.Iterations > 3 || l.funcCalls != res2.Iterations || res2.L != res1.L {
-		t.Errorf("warm solve: %d iterations, %d Func calls, L %g -> %g", res2.Iterations, l.funcCalls, res1.L, res2.L)
-	}
+	res2, err := fs.Solve(ctx, l, x, opt)
+	require.NoError(t, err)
+	require.True(t, res2.Converged)
+	assert.LessOrEqual(t, res2.Iterations, 3)
+	assert.Equal(t, res2.Iterations, l.funcCalls, "Func calls of the warm solve")
+	assert.Zero(t, res2.Backtracks)
+	assert.Equal(t, res1.L, res2.L)
 	// Forgetting the estimate backtracks again from opt.L.
 	fs.L = 0
 	l.funcCalls = 0
-	res3, _ := fs.Solve(l, x, opt)
-	if l.funcCalls <= res3.Iterations {
-		t.Errorf("after reset: %d Func calls in %d iterations, want backtracking", l.funcCalls, res3.Iterations)
-	}
+	res3, err := fs.Solve(ctx, l, x, opt)
+	require.NoError(t, err)
+	assert.Greater(t, l.funcCalls, res3.Iterations, "after reset: want backtracking")
+	assert.Positive(t, res3.Backtracks)
 }
 
 // quadratic is f(x) = 0.5 sum d_i (x_i - c_i)^2, g = 0.
@@ -224,60 +221,84 @@ func TestFISTAQuadratic(t *testing.T) {
 	for _, restart := range []Restart{RestartGradient, RestartNone} {
 		var fs FISTA
 		x := make([]float64, n)
-		res, err := fs.Solve(q, x, FISTAOptions{L: 1e3, Restart: restart, Tol: 1e-13, MaxIter: 100000})
-		if err != nil || !res.Converged {
-			t.Fatal(err, res)
-		}
+		res, err := fs.Solve(context.Background(), q, x, FISTAOptions{L: 1e3, Restart: restart, Tol: 1e-13, MaxIter: 100000})
+		require.NoError(t, err)
+		require.True(t, res.Converged)
 		// The last step is <= 1e-13; with strong convexity mu = 1 and
 		// L = 1e3, the distance to x* is at most about (L/mu)*step.
 		for i := range x {
-			if math.Abs(x[i]-q.c[i]) > 1e-9 {
-				t.Fatalf("restart %d: x[%d] = %.15g, want %.15g", restart, i, x[i], q.c[i])
-			}
+			require.InDelta(t, q.c[i], x[i], 1e-9, "restart %v: x[%d]", restart, i)
 		}
-		if !math.IsNaN(res.Objective) {
-			t.Errorf("objective %g without NonsmoothValuer, want NaN", res.Objective)
-		}
-		t.Logf("restart %d: %d iterations, %d restarts", restart, res.Iterations, res.Restarts)
+		assert.True(t, math.IsNaN(res.Objective), "objective %g without NonsmoothValuer, want NaN", res.Objective)
+		t.Logf("restart %v: %d iterations, %d restarts", restart, res.Iterations, res.Restarts)
 	}
 }
 
-func TestFISTAOptionsErrors(t *testing.T) {
+// TestFISTAOptionsValidate checks every field: Validate rejects each bad
+// value with ErrBadInput and the field's name, Solve returns the same
+// error before touching x, and the defaults (zero Eta, MaxBacktrack) pass.
+func TestFISTAOptionsValidate(t *testing.T) {
 	q := &quadratic{d: []float64{1}, c: []float64{1}}
 	good := FISTAOptions{L: 1, MaxIter: 10}
+	require.NoError(t, good.Validate())
+	require.NoError(t, FISTAOptions{L: 1, Backtrack: true, Eta: 1.5, MaxBacktrack: 3, Restart: RestartNone, Tol: 1, MaxIter: 1}.Validate())
 	for _, tc := range []struct {
 		mod  func(*FISTAOptions)
 		want string
 	}{
-		{func(o *FISTAOptions) { o.L = 0 }, "L = 0"},
-		{func(o *FISTAOptions) { o.L = math.NaN() }, "L = NaN"},
-		{func(o *FISTAOptions) { o.L = math.Inf(1) }, "L = +Inf"},
-		{func(o *FISTAOptions) { o.Eta = 1 }, "Eta = 1"},
-		{func(o *FISTAOptions) { o.Tol = -1 }, "Tol = -1"},
-		{func(o *FISTAOptions) { o.Tol = math.NaN() }, "Tol = NaN"},
-		{func(o *FISTAOptions) { o.MaxIter = 0 }, "MaxIter = 0"},
-		{func(o *FISTAOptions) { o.Restart = 7 }, "unknown Restart"},
-		{func(o *FISTAOptions) { o.Restart = RestartFunction }, "NonsmoothValuer"},
+		{func(o *FISTAOptions) { o.L = 0 }, "FISTAOptions.L = 0"},
+		{func(o *FISTAOptions) { o.L = -1 }, "FISTAOptions.L = -1"},
+		{func(o *FISTAOptions) { o.L = math.NaN() }, "FISTAOptions.L = NaN"},
+		{func(o *FISTAOptions) { o.L = math.Inf(1) }, "FISTAOptions.L = +Inf"},
+		{func(o *FISTAOptions) { o.Eta = 1 }, "FISTAOptions.Eta = 1"},
+		{func(o *FISTAOptions) { o.Eta = -2 }, "FISTAOptions.Eta = -2"},
+		{func(o *FISTAOptions) { o.Eta = math.Inf(1) }, "FISTAOptions.Eta = +Inf"},
+		{func(o *FISTAOptions) { o.Eta = math.NaN() }, "FISTAOptions.Eta = NaN"},
+		{func(o *FISTAOptions) { o.MaxBacktrack = -1 }, "FISTAOptions.MaxBacktrack = -1"},
+		{func(o *FISTAOptions) { o.Restart = 7 }, "FISTAOptions.Restart = 7, unknown"},
+		{func(o *FISTAOptions) { o.Restart = -1 }, "FISTAOptions.Restart = -1, unknown"},
+		{func(o *FISTAOptions) { o.Tol = -1 }, "FISTAOptions.Tol = -1"},
+		{func(o *FISTAOptions) { o.Tol = math.NaN() }, "FISTAOptions.Tol = NaN"},
+		{func(o *FISTAOptions) { o.Tol = math.Inf(1) }, "FISTAOptions.Tol = +Inf"},
+		{func(o *FISTAOptions) { o.MaxIter = 0 }, "FISTAOptions.MaxIter = 0"},
+		{func(o *FISTAOptions) { o.MaxIter = -5 }, "FISTAOptions.MaxIter = -5"},
 	} {
 		opt := good
 		tc.mod(&opt)
+		verr := opt.Validate()
+		require.ErrorIs(t, verr, ErrBadInput, tc.want)
+		assert.ErrorContains(t, verr, tc.want)
 		x := []float64{5}
 		var fs FISTA
-		_, err := fs.Solve(q, x, opt)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: error %v, want %q", opt, err, tc.want)
-		}
-		if x[0] != 5 {
-			t.Errorf("x modified before the error")
-		}
+		res, err := fs.Solve(context.Background(), q, x, opt)
+		require.ErrorIs(t, err, ErrBadInput, tc.want)
+		assert.ErrorContains(t, err, verr.Error())
+		assert.Equal(t, []float64{5}, x, "x modified before the error")
+		assert.False(t, res.Converged)
 	}
+}
+
+// TestFISTABadInput covers what Validate cannot see.
+func TestFISTABadInput(t *testing.T) {
+	q := &quadratic{d: []float64{1}, c: []float64{1}}
+	good := FISTAOptions{L: 1, MaxIter: 10}
+	ctx := context.Background()
 	var fs FISTA
-	if _, err := fs.Solve(q, []float64{math.NaN()}, good); !errors.Is(err, ErrNotFinite) {
-		t.Errorf("NaN start: %v", err)
-	}
-	if res, err := fs.Solve(q, nil, good); err != nil || !res.Converged || res.Iterations != 0 {
-		t.Errorf("empty x: %+v %v", res, err)
-	}
+	_, err := fs.Solve(ctx, q, []float64{5}, FISTAOptions{L: 1, MaxIter: 10, Restart: RestartFunction})
+	require.ErrorIs(t, err, ErrBadInput)
+	assert.ErrorContains(t, err, "NonsmoothValuer")
+	_, err = fs.Solve(ctx, q, []float64{math.NaN()}, good)
+	require.ErrorIs(t, err, ErrBadInput)
+	require.ErrorIs(t, err, ErrNotFinite)
+	var noCtx context.Context
+	_, err = fs.Solve(noCtx, q, []float64{1}, good)
+	require.ErrorIs(t, err, ErrBadInput)
+	_, err = fs.Solve(ctx, nil, []float64{1}, good)
+	require.ErrorIs(t, err, ErrBadInput)
+	res, err := fs.Solve(ctx, q, nil, good)
+	require.NoError(t, err)
+	assert.True(t, res.Converged)
+	assert.Zero(t, res.Iterations)
 }
 
 // nanAfter returns NaN from FuncGrad from its k-th call on.
@@ -303,24 +324,175 @@ type inconsistent struct{ quadratic }
 func (p *inconsistent) Func(x []float64) float64 { return p.quadratic.Func(x) + 1 }
 
 func TestFISTAFailures(t *testing.T) {
+	ctx := context.Background()
 	p := &nanAfter{quadratic: quadratic{d: []float64{1, 2}, c: []float64{1, 1}}, k: 3}
 	var fs FISTA
 	x := []float64{5, 5}
-	res, err := fs.Solve(p, x, FISTAOptions{L: 2, MaxIter: 100})
-	if !errors.Is(err, ErrNotFinite) || !strings.Contains(err.Error(), "iteration 3") {
-		t.Errorf("NaN gradient: %v", err)
-	}
-	if math.IsNaN(x[0]) || math.IsNaN(x[1]) || res.Iterations != 2 {
-		t.Errorf("after the error: x = %v, %d iterations", x, res.Iterations)
-	}
+	res, err := fs.Solve(ctx, p, x, FISTAOptions{L: 2, MaxIter: 100})
+	require.ErrorIs(t, err, ErrNotFinite)
+	assert.ErrorContains(t, err, "iteration 3")
+	assert.False(t, math.IsNaN(x[0]) || math.IsNaN(x[1]), "x = %v after the error", x)
+	assert.Equal(t, 2, res.Iterations)
+	assert.True(t, math.IsNaN(res.Objective))
+
+	// With Eta = 2 the default cap (L * 2^100) stops the search first; a
+	// larger one lets it reach the bound L <= 1e300.
 	x = []float64{5, 5}
-	_, err = fs.Solve(&inconsistent{p.quadratic}, x, FISTAOptions{L: 1, Backtrack: true, MaxIter: 1000})
-	if err == nil || !strings.Contains(err.Error(), "backtracking pushed L") {
-		t.Errorf("inconsistent f: %v", err)
+	_, err = fs.Solve(ctx, &inconsistent{p.quadratic}, x, FISTAOptions{L: 1, Backtrack: true, MaxBacktrack: 5000, MaxIter: 1000})
+	require.ErrorIs(t, err, ErrBacktrack)
+	assert.ErrorContains(t, err, "f not smooth")
+	assert.Zero(t, fs.L, "a failed search stored its L in the workspace")
+}
+
+// TestFISTABacktrackBounded is issue 14's hang: Eta = nextafter(1, 2)
+// multiplies L by 1 + 2^-52, so without a cap backtracking would run
+// ~2^52 trial steps per decade of L. With the cap the solve returns
+// after MaxIter + MaxBacktrack trial steps at most, with ErrBacktrack.
+func TestFISTABacktrackBounded(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(29, 30))
+	l := newLasso(r, 30, 60, 4, 0.05)
+	for _, limit := range []int{0, 7} {
+		opt := FISTAOptions{L: 1e-3, Backtrack: true, Eta: math.Nextafter(1, 2), MaxBacktrack: limit, MaxIter: 10}
+		want := limit
+		if want == 0 {
+			want = DefaultMaxBacktrack
+		}
+		var fs FISTA
+		x := make([]float64, l.cols)
+		x[0] = 1
+		l.funcCalls, l.gradCalls = 0, 0
+		start := time.Now()
+		res, err := fs.Solve(ctx, l, x, opt)
+		t.Logf("MaxBacktrack %d: %v after %v", limit, err, time.Since(start))
+		require.ErrorIs(t, err, ErrBacktrack)
+		assert.ErrorContains(t, err, "MaxBacktrack")
+		// L = 1e-3 is far too small, so the first trial step is rejected
+		// and every retry (L barely changed) too: the cap stops iteration 1.
+		assert.Equal(t, want, res.Backtracks)
+		assert.Equal(t, want+1, l.funcCalls, "trial steps evaluated")
+		assert.Equal(t, 1, l.gradCalls)
+		assert.Zero(t, res.Iterations)
+		assert.False(t, res.Converged)
+		assert.Equal(t, 1.0, x[0], "x is the start, the last accepted iterate")
+		assert.Zero(t, fs.L, "a failed search stored its L in the workspace")
 	}
-	if fs.L != 0 {
-		t.Errorf("failed search stored L = %g in the workspace", fs.L)
+	// A cap that is large enough: Eta = 1.5 from L = 1e-3 needs about
+	// log(L/1e-3)/log(1.5) steps, fewer than the default 100.
+	var fs FISTA
+	x := make([]float64, l.cols)
+	res, err := fs.Solve(ctx, l, x, FISTAOptions{L: 1e-3, Backtrack: true, Eta: 1.5, Tol: 1e-10, MaxIter: 5000})
+	require.NoError(t, err)
+	assert.True(t, res.Converged)
+	assert.Positive(t, res.Backtracks)
+	assert.Less(t, res.Backtracks, DefaultMaxBacktrack)
+}
+
+// cancelAt wraps a FISTA problem and cancels a context from inside its
+// grad-th FuncGrad call or its fn-th Func call (0: never), counting calls.
+type cancelAt struct {
+	FISTAProblem
+	cancel             context.CancelFunc
+	grad, fn           int
+	gradCalls, fnCalls int
+}
+
+func (c *cancelAt) FuncGrad(g, x []float64) float64 {
+	c.gradCalls++
+	if c.gradCalls == c.grad {
+		c.cancel()
 	}
+	return c.FISTAProblem.FuncGrad(g, x)
+}
+
+func (c *cancelAt) Func(x []float64) float64 {
+	c.fnCalls++
+	if c.fnCalls == c.fn {
+		c.cancel()
+	}
+	return c.FISTAProblem.Func(x)
+}
+
+// TestFISTACancel checks the granularity of the context checks by counting
+// calls, which no machine load can disturb: a cancellation during
+// iteration k's gradient returns before iteration k+1, one during a
+// rejected trial step returns before the retry.
+func TestFISTACancel(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	l := newLasso(r, 30, 60, 4, 0.05)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var fs FISTA
+	x := make([]float64, l.cols)
+	x[3] = 2
+	res, err := fs.Solve(ctx, l, x, FISTAOptions{L: l.frobenius2(), MaxIter: 100})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Zero(t, res.Iterations)
+	assert.Equal(t, 2.0, x[3], "x after cancellation before any work")
+
+	ctx, cancel = context.WithCancel(context.Background())
+	c := &cancelAt{FISTAProblem: l, cancel: cancel, grad: 5}
+	clear(x)
+	res, err = fs.Solve(ctx, c, x, FISTAOptions{L: l.frobenius2(), MaxIter: 1000})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.ErrorContains(t, err, "before iteration 6")
+	assert.Equal(t, 5, res.Iterations)
+	assert.Equal(t, 5, c.gradCalls)
+	assert.False(t, res.Converged)
+	assert.True(t, math.IsNaN(res.Objective))
+
+	// Backtracking from a tiny L rejects the first trial steps; cancel in
+	// the second Func call: no third.
+	ctx, cancel = context.WithCancel(context.Background())
+	c = &cancelAt{FISTAProblem: l, cancel: cancel, fn: 2}
+	fs.L = 0
+	clear(x)
+	res, err = fs.Solve(ctx, c, x, FISTAOptions{L: 1e-6, Backtrack: true, MaxIter: 1000})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.ErrorContains(t, err, "in iteration 1")
+	assert.Equal(t, 2, c.fnCalls)
+	assert.Equal(t, 1, res.Backtracks)
+	assert.Equal(t, 2e-6, fs.L, "the estimate learnt before the cancellation is kept")
+
+	// A deadline is a context error too.
+	dctx, dcancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer dcancel()
+	<-dctx.Done()
+	_, err = fs.Solve(dctx, l, x, FISTAOptions{L: 1, MaxIter: 10})
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+}
+
+// TestFISTAInUse: a second Solve on the same workspace while one runs
+// panics with a clear message instead of corrupting the first.
+func TestFISTAInUse(t *testing.T) {
+	var fs FISTA
+	l := newLasso(rand.New(rand.NewPCG(35, 36)), 5, 5, 1, 0.1)
+	entered, release := make(chan struct{}), make(chan struct{})
+	b := &blocking{FISTAProblem: l, entered: entered, release: release}
+	go func() {
+		_, _ = fs.Solve(context.Background(), b, make([]float64, 5), FISTAOptions{L: 100, MaxIter: 1})
+	}()
+	<-entered
+	assert.PanicsWithValue(t, "neadmm: FISTA.Solve: workspace already in use (by another goroutine, or re-entered from a problem method)", func() {
+		_, _ = fs.Solve(context.Background(), l, make([]float64, 5), FISTAOptions{L: 100, MaxIter: 1})
+	})
+	close(release)
+}
+
+// blocking signals entered and waits for release in its first FuncGrad.
+type blocking struct {
+	FISTAProblem
+	entered, release chan struct{}
+}
+
+func (b *blocking) FuncGrad(g, x []float64) float64 {
+	if b.entered != nil {
+		close(b.entered)
+		b.entered = nil
+		<-b.release
+	}
+	return b.FISTAProblem.FuncGrad(g, x)
 }
 
 func TestFISTAAllocs(t *testing.T) {
@@ -328,23 +500,29 @@ func TestFISTAAllocs(t *testing.T) {
 	l := newLasso(r, 30, 60, 4, 0.05)
 	var fs FISTA
 	x := make([]float64, l.cols)
+	ctx, cancel := context.WithCancel(context.Background()) // a non-nil Done channel
+	defer cancel()
 	for _, opt := range []FISTAOptions{
 		{L: l.frobenius2(), Tol: 1e-8, MaxIter: 500},
 		{L: 1e-3, Backtrack: true, Restart: RestartFunction, Tol: 1e-8, MaxIter: 500},
 	} {
-		if _, err := fs.Solve(l, x, opt); err != nil {
-			t.Fatal(err)
-		}
+		_, err := fs.Solve(ctx, l, x, opt)
+		require.NoError(t, err)
 		n := testing.AllocsPerRun(20, func() {
 			clear(x)
-			if _, err := fs.Solve(l, x, opt); err != nil {
+			if _, err := fs.Solve(ctx, l, x, opt); err != nil {
 				t.Fatal(err)
 			}
 		})
-		if n != 0 {
-			t.Errorf("%+v: %v allocations per solve", opt, n)
-		}
+		assert.Zero(t, n, "%+v: allocations per solve", opt)
 	}
+}
+
+func TestRestartString(t *testing.T) {
+	assert.Equal(t, "gradient", RestartGradient.String())
+	assert.Equal(t, "function", RestartFunction.String())
+	assert.Equal(t, "none", RestartNone.String())
+	assert.Equal(t, "Restart(9)", Restart(9).String())
 }
 
 // BenchmarkFISTALasso solves a 200 x 1000 dense lasso from zero (fixed
@@ -372,7 +550,7 @@ func BenchmarkFISTALasso(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		clear(x)
-		res, err := fs.Solve(l, x, opt)
+		res, err := fs.Solve(context.Background(), l, x, opt)
 		if err != nil || !res.Converged {
 			b.Fatal(err, res)
 		}

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // maxObjective is h(t) = (b - max t)^2 + sum (t_j - phi_j)^2 and the sum of
@@ -254,16 +256,9 @@ func TestMaxProxPanics(t *testing.T) {
 		{buf[:4], buf[:4], "neadmm.MaxProx: t and phi overlap"},
 		{buf[:4], buf[3:7], "neadmm.MaxProx: t and phi overlap"},
 	} {
-		func() {
-			defer func() {
-				if r := recover(); r != tc.msg {
-					t.Errorf("panic %v, want %q", r, tc.msg)
-				}
-			}()
-			MaxProx(tc.t, tc.phi, 0)
-		}()
+		assert.PanicsWithValue(t, tc.msg, func() { MaxProx(tc.t, tc.phi, 0) })
 	}
-	MaxProx(buf[:4], buf[4:8], 0) // adjacent, not overlapping: no panic
+	assert.NotPanics(t, func() { MaxProx(buf[:4], buf[4:8], 0) }, "adjacent, not overlapping")
 }
 
 func TestMaxProxAllocs(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 const eps = 0x1p-52
@@ -304,14 +306,9 @@ func TestSphereProxSpecial(t *testing.T) {
 }
 
 func TestSphereProxPanics(t *testing.T) {
-	defer func() {
-		if r := recover(); r == nil {
-			t.Fatal("no panic on length mismatch")
-		} else if s, _ := r.(string); s != "neadmm.SphereProx: len(w) != len(v)" {
-			t.Fatalf("panic %v", r)
-		}
-	}()
-	SphereProx(make([]float64, 2), make([]float64, 3), 1)
+	assert.PanicsWithValue(t, "neadmm.SphereProx: len(w) != len(v)", func() {
+		SphereProx(make([]float64, 2), make([]float64, 3), 1)
+	})
 }
 
 func TestSphereProxAllocs(t *testing.T) {

@@ -127,6 +127,8 @@ func (o *Options) engine() neadmm.Options {
 	return neadmm.Options{
 		Rho: o.Rho, Policy: o.Policy, RhoGrowth: o.RhoGrowth,
 		EpsAbs: o.EpsAbs, EpsRel: o.EpsRel, MaxIter: o.MaxIter, Callback: o.Callback,
+		// As before the objective became opt-in in the engine.
+		IterationObjective: o.Callback != nil, FinalObjective: o.Callback != nil,
 	}
 }
 

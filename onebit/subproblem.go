@@ -1,6 +1,7 @@
 package onebit
 
 import (
+	"context"
 	"math"
 
 	"github.com/neadmm/neadmm/internal/buf"
@@ -54,7 +55,7 @@ func (s *splitting) UpdateX1(x, w, y []float64, rho float64) error {
 	s.rho = rho
 	vec.AddScaledTo(s.c, w, 1/rho, y[1:])
 	s.fopt.L = s.lambda*s.p.norm2 + rho
-	res, err := s.fista.Solve(s, x, s.fopt)
+	res, err := s.fista.Solve(context.TODO(), s, x, s.fopt)
 	s.inner += res.Iterations
 	return err
 }

@@ -140,10 +140,10 @@ func validateSeries(s *Series, xs, ys Scale) error {
 			return fmt.Errorf("log y axis needs positive values, Y[%d] = %g", j, s.Y[j])
 		}
 		if s.Err != nil && s.Err[j] < 0 {
-			return fmt.Errorf("Err[%d] = %g is negative", j, s.Err[j])
+			return fmt.Errorf("series error bar Err[%d] = %g is negative", j, s.Err[j])
 		}
 		if s.Lo != nil && s.Lo[j] > s.Hi[j] {
-			return fmt.Errorf("Lo[%d] = %g > Hi[%d] = %g", j, s.Lo[j], j, s.Hi[j])
+			return fmt.Errorf("band bound Lo[%d] = %g > Hi[%d] = %g", j, s.Lo[j], j, s.Hi[j])
 		}
 	}
 	return nil
@@ -156,7 +156,7 @@ func makeAxis(a *Axis, lo, hi float64) (axisInfo, error) {
 	fixed := a.Min < a.Max
 	if fixed {
 		if !finite(a.Min) || !finite(a.Max) {
-			return ai, errors.New("Min and Max must be finite")
+			return ai, errors.New("axis Min and Max must be finite")
 		}
 		if a.Scale == Log10 && a.Min <= 0 {
 			return ai, fmt.Errorf("log axis needs Min > 0, got %g", a.Min)
