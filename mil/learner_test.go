@@ -18,9 +18,7 @@ import (
 func synthSplit(t testing.TB, cfg SynthConfig, nTrain int) (all, train, test *Dataset, truth *SynthTruth) {
 	t.Helper()
 	d, truth, err := Synthetic(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	idx := make([]int, d.NumBags())
 	for i := range idx {
 		idx[i] = i
@@ -90,30 +88,22 @@ func TestFitSyntheticWitnesses(t *testing.T) {
 		cfg := SynthConfig{Bags: 300, Features: 30, MinInstances: 2, MaxInstances: 12, Density: density, Seed: 1}
 		all, train, test, truth := synthSplit(t, cfg, 200)
 		m, err := Fit(context.Background(), train, DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		res := m.Result()
 		if res.Sparse != all.IsSparse() || res.Beta != BetaGram {
 			t.Errorf("density %v: sparse %v (data %v), beta path %v", density, res.Sparse, all.IsSparse(), res.Beta)
 		}
 		scores, err := m.BagScores(test)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		met, err := Evaluate(scores, test.Labels(), 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		// The classes are separated by a margin: anything short of a
 		// near-perfect ranking means the solver did not find the rule.
 		if met.AUC < 0.98 || met.Accuracy < 0.9 {
 			t.Errorf("density %v: test AUC %.4f, accuracy %.4f", density, met.AUC, met.Accuracy)
 		}
 		wit, err := m.Witnesses(test)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		off := all.BagPtr()[200] // test instance i is instance off+i of all
 		hit, pos := 0, 0
 		for k, y := range test.Labels() {
@@ -155,17 +145,13 @@ func TestFitSyntheticWitnesses(t *testing.T) {
 func TestFitConvergence(t *testing.T) {
 	cfg := SynthConfig{Bags: 120, Features: 12, MinInstances: 1, MaxInstances: 8, Margin: 0.5, Seed: 7}
 	d, _, err := Synthetic(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var objs []float64
 	for _, path := range []BetaSolver{BetaGram, BetaDirect} {
 		opt := DefaultOptions()
 		opt.Beta = path
 		m, err := Fit(context.Background(), d, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		r := m.Result()
 		if r.Beta != path {
 			t.Errorf("%v: ran %v", path, r.Beta)
@@ -204,9 +190,7 @@ func TestFitConvergence(t *testing.T) {
 func TestFitRawCoefficients(t *testing.T) {
 	cfg := SynthConfig{Bags: 80, Features: 6, MinInstances: 1, MaxInstances: 5, Seed: 3}
 	d, _, err := Synthetic(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Make the columns badly scaled: a model that ignored the scaler's
 	// mean or scale would score differently.
 	x := make([]float64, d.NumInstances()*d.NumFeatures())
@@ -218,18 +202,12 @@ func TestFitRawCoefficients(t *testing.T) {
 		}
 	}
 	raw, err := NewDense(x, d.NumFeatures(), append([]int(nil), d.BagPtr()...), append([]float64(nil), d.Labels()...))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	opt := DefaultOptions()
 	m1, err := Fit(context.Background(), raw, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	m2, err := Fit(context.Background(), d, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// d and raw differ by an affine map per column, which standardization
 	// removes: both fits solve the same problem (up to rounding in the
 	// scaling), so they score their own data alike.
@@ -242,9 +220,7 @@ func TestFitRawCoefficients(t *testing.T) {
 	}
 	opt.Scaling = ScaleNone
 	m3, err := Fit(context.Background(), raw, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if m3.Result().Objective == m1.Result().Objective {
 		t.Error("ScaleNone gave the same objective as standardized features")
 	}
@@ -284,9 +260,7 @@ func TestFitRealData(t *testing.T) {
 				t.Skip("vaccine fits skipped in -short mode")
 			}
 			d, err := LoadFile(datadir.File(t, tc.name), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			p := KFold(5, 1, 1)
 			p.Workers = 2 // the folds are independent; halves the wall time under qemu
 			fit := func(ctx context.Context, train, test *Dataset) ([]float64, error) {
@@ -313,9 +287,7 @@ func TestFitRealData(t *testing.T) {
 				return m.BagScores(test)
 			}
 			rep, err := p.Run(context.Background(), d, fit)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			aucs := make([]float64, len(rep.Folds))
 			for i, f := range rep.Folds {
 				aucs[i] = f.Metrics.AUC
@@ -331,9 +303,7 @@ func TestFitRealData(t *testing.T) {
 
 func TestFitErrors(t *testing.T) {
 	d, _, err := Synthetic(SynthConfig{Bags: 10, Features: 3, MinInstances: 1, MaxInstances: 3, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ctx := context.Background()
 	_, err = Fit(ctx, nil, DefaultOptions())
 	require.ErrorIs(t, err, ErrBadInput, "nil dataset")
@@ -385,9 +355,7 @@ func TestFitErrors(t *testing.T) {
 
 func TestFitCancelAndCallback(t *testing.T) {
 	d, _, err := Synthetic(SynthConfig{Bags: 40, Features: 5, MinInstances: 1, MaxInstances: 4, Seed: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	m, err := Fit(ctx, d, DefaultOptions())
@@ -437,9 +405,7 @@ func TestPaperOptions(t *testing.T) {
 	_, train, test, _ := synthSplit(t, SynthConfig{Bags: 150, Features: 10, MinInstances: 2, MaxInstances: 6, Seed: 4}, 100)
 	opt := PaperOptions()
 	m, err := Fit(context.Background(), train, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	r := m.Result()
 	if r.Iterations != 100 || r.Reason != neadmm.StopMaxIter || r.Rho != opt.Rho {
 		t.Errorf("paper options: %d iterations, %v, rho %g", r.Iterations, r.Reason, r.Rho)
@@ -457,13 +423,9 @@ func TestPaperOptions(t *testing.T) {
 func TestPredictAPI(t *testing.T) {
 	_, train, test, _ := synthSplit(t, SynthConfig{Bags: 60, Features: 4, MinInstances: 1, MaxInstances: 5, Seed: 5}, 40)
 	m, err := Fit(context.Background(), train, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	inst, err := m.InstanceScores(test)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	scores, _ := m.BagScores(test)
 	probs, _ := m.BagProbabilities(test)
 	labels, _ := m.Predict(test)
@@ -500,9 +462,7 @@ func TestPredictAPI(t *testing.T) {
 func TestPredictErrors(t *testing.T) {
 	_, train, _, _ := synthSplit(t, SynthConfig{Bags: 30, Features: 4, MinInstances: 1, MaxInstances: 3, Seed: 6}, 20)
 	m, err := Fit(context.Background(), train, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	other, _, _ := Synthetic(SynthConfig{Bags: 5, Features: 3, MinInstances: 1, MaxInstances: 2})
 	nb, ni := train.NumBags(), train.NumInstances()
 	for name, err := range map[string]error{
@@ -528,9 +488,7 @@ func TestPredictNoAlloc(t *testing.T) {
 	for _, density := range []float64{1, 0.05} {
 		_, train, test, _ := synthSplit(t, SynthConfig{Bags: 60, Features: 40, MinInstances: 1, MaxInstances: 6, Density: density, Seed: 8}, 40)
 		m, err := Fit(context.Background(), train, DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		dst := make([]float64, test.NumBags())
 		wit := make([]int, test.NumBags())
 		inst := make([]float64, test.NumInstances())
@@ -589,9 +547,7 @@ func concurrentScores(t *testing.T, m *Model, test *Dataset) {
 func TestSynthetic(t *testing.T) {
 	cfg := SynthConfig{Bags: 50, Features: 8, MinInstances: 3, MaxInstances: 7, Witnesses: 2, Margin: 2, Seed: 11}
 	d, truth, err := Synthetic(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if d.NumBags() != 50 || d.NumFeatures() != 8 || d.IsSparse() {
 		t.Fatalf("%d bags, %d features, sparse %v", d.NumBags(), d.NumFeatures(), d.IsSparse())
 	}
@@ -709,9 +665,7 @@ func TestSyntheticMargin(t *testing.T) {
 func TestFitIterationsDoNotAllocate(t *testing.T) {
 	for _, density := range []float64{1, 0.05} {
 		d, _, err := Synthetic(SynthConfig{Bags: 40, Features: 30, MinInstances: 1, MaxInstances: 6, Density: density, Seed: 12})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		allocs := func(iters int) float64 {
 			opt := DefaultOptions()
 			opt.MaxIter, opt.ObjTol, opt.EpsAbs = iters, 0, 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stretchr/testify/require"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -73,9 +74,7 @@ func TestKFoldSplits(t *testing.T) {
 	labels := classLabels(566, 1006) // vaccine's class sizes
 	p := KFold(10, 5, 42)
 	splits, err := p.Splits(labels)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checkPartition(t, splits, labels, 10, 5)
 	again, _ := p.Splits(labels)
 	if !reflect.DeepEqual(splits, again) {
@@ -92,9 +91,7 @@ func TestKFoldSplits(t *testing.T) {
 	// Small classes: k equal to the minority size still works.
 	small := classLabels(3, 7)
 	s, err := KFold(3, 2, 1).Splits(small)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checkPartition(t, s, small, 3, 2)
 }
 
@@ -161,9 +158,7 @@ func plantedDataset(t testing.TB, nb int, seed uint64) *Dataset {
 		}
 	}
 	d, err := b.Build(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return d
 }
 
@@ -189,17 +184,13 @@ func TestRun(t *testing.T) {
 	d := plantedDataset(t, 60, 1)
 	p := KFold(5, 3, 9)
 	rep, err := p.Run(context.Background(), d, maxFeature(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if len(rep.Folds) != 15 || rep.Mean.AUC != 1 || rep.Std.AUC != 0 || rep.Mean.Accuracy != 1 {
 		t.Errorf("planted rule: %d folds, %v", len(rep.Folds), rep)
 	}
 	// Noise feature: mean and std recomputed from the folds.
 	rep, err = p.Run(context.Background(), d, maxFeature(1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var aucs []float64
 	for _, f := range rep.Folds {
 		want, _ := Evaluate(f.Scores, f.Labels, 0)
@@ -242,9 +233,7 @@ func TestRun(t *testing.T) {
 	// Concurrent workers give the same report.
 	p.Workers = 3
 	rep2, err := p.Run(context.Background(), d, maxFeature(1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for i := range rep.Folds {
 		rep.Folds[i].Elapsed, rep2.Folds[i].Elapsed = 0, 0
 	}
@@ -340,9 +329,7 @@ func TestStandardized(t *testing.T) {
 		return maxFeature(0)(ctx, train, test)
 	}
 	rep, err := PaperSplit(5).Run(context.Background(), d, Standardized(inner))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for j := range trainMean {
 		if !near(trainMean[j], 0, 1e-14) || !near(trainStd[j], 1, 1e-14) {
 			t.Errorf("column %d of the standardized train set: mean %v std %v", j, trainMean[j], trainStd[j])
@@ -362,9 +349,7 @@ func TestStandardized(t *testing.T) {
 func TestProtocolsOnRealData(t *testing.T) {
 	for _, name := range []string{"fox.csv", "vaccine.svm"} {
 		d, err := LoadFile(datadir.File(t, name), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		size := func(_ context.Context, _, test *Dataset) ([]float64, error) {
 			s := make([]float64, test.NumBags())
 			for k := range s {
@@ -375,9 +360,7 @@ func TestProtocolsOnRealData(t *testing.T) {
 		}
 		for _, p := range []Protocol{KFold(10, 5, 1), PaperSplit(1)} {
 			rep, err := p.Run(context.Background(), d, size)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if n := len(rep.Folds); n != p.Repeats*max(p.Folds, 1) {
 				t.Errorf("%s %s: %d folds", name, p.Name, n)
 			}
@@ -395,9 +378,7 @@ func TestProtocolsOnRealData(t *testing.T) {
 // every fold's scores must be the same bits.
 func TestRunWorkersFit(t *testing.T) {
 	d, _, err := Synthetic(SynthConfig{Bags: 80, Features: 6, MinInstances: 1, MaxInstances: 5, Seed: 61})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	fit := func(ctx context.Context, train, test *Dataset) ([]float64, error) {
 		opt := DefaultOptions()
 		opt.Pooling = TopKPooling(2)
@@ -412,9 +393,7 @@ func TestRunWorkersFit(t *testing.T) {
 		p := KFold(4, 2, 3)
 		p.Workers = w
 		rep, err := p.Run(context.Background(), d, fit)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if ref == nil {
 			ref = rep
 			continue
