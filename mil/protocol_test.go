@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/stretchr/testify/require"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/neadmm/neadmm/internal/datadir"
+	"github.com/stretchr/testify/require"
 )
 
 func classLabels(pos, neg int) []float64 {
