@@ -12,6 +12,7 @@
 //	FuzzMulVec         vec.MulVec, MulTransVec: every entry against its exact sum
 //	FuzzSphereProx     neadmm.SphereProx: optimality, stationarity, special cases
 //	FuzzMaxProx        neadmm.MaxProx against an exhaustive reference
+//	FuzzTopKProx       neadmm.TopKProx and MeanProx against an exhaustive reference
 //	FuzzReadCSV        mil.ReadCSV and Read: no panic, consistent datasets
 //	FuzzReadSparse     mil.ReadSparse and Read: no panic, consistent datasets
 //
