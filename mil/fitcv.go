@@ -44,6 +44,14 @@ type Search struct {
 	// (or >= Folds) runs every setting on every fold.
 	ScreenFolds int
 	Reject      float64
+	// PreferBase keeps Base's own lambda, pooling and scaling when they
+	// are in the grid and the best setting beats their CV AUC by no more
+	// than one standard error of the best setting's mean fold AUC
+	// (std/sqrt(folds)): the one-standard-error rule with Base (Fit's
+	// defaults) as the simple model, so that noise in the
+	// cross-validation does not move a fit away from defaults that are
+	// as good.
+	PreferBase bool
 	// CVRhoGrowth is the penalty growth per iteration of the
 	// cross-validation fits (0: Base's); the final fit uses Base's. A
 	// faster growth stops the fits in fewer iterations.
@@ -66,7 +74,9 @@ type Search struct {
 // cross-validation fits grow rho by 5% per iteration (half the iterations
 // of the default 2%, at the same AUC on fox and vaccine) and start each
 // lambda of a path from the previous fit's iterate with rho at 2% of where
-// that fit ended. The final fit uses DefaultOptions with the chosen
+// that fit ended. DefaultOptions' own setting (lambda 0.01, max pooling,
+// standardized) is kept unless another beats it by more than one standard
+// error (PreferBase). The final fit uses DefaultOptions with the chosen
 // lambda, pooling and scaling.
 func DefaultSearch() Search {
 	return Search{
@@ -78,6 +88,7 @@ func DefaultSearch() Search {
 		Base:        DefaultOptions(),
 		ScreenFolds: 1,
 		Reject:      0.05,
+		PreferBase:  true,
 		WarmRho:     0.02,
 		CVRhoGrowth: 1.05,
 	}
@@ -184,7 +195,8 @@ func (s Selection) String() string {
 // FitCV chooses lambda, the pooling and the scaling by stratified
 // cross-validation inside d (s.Folds folds from s.Seed; the score of a
 // setting is its mean test-fold AUC; ties go to the earlier setting in
-// grid order) and returns the model refitted with the chosen options on
+// grid order; see PreferBase for a preference for Base's setting) and
+// returns the model refitted with the chosen options on
 // all of d, with the Selection.
 //
 // The cost is held down three ways: the setup of a fit that does not
@@ -534,6 +546,17 @@ func (cv *cvRun) selection() Selection {
 			sel.Settings = append(sel.Settings, st)
 			if !st.Rejected && (bestIdx < 0 || m > sel.Settings[bestIdx].AUC) {
 				bestIdx = len(sel.Settings) - 1
+			}
+		}
+	}
+	if s.PreferBase {
+		best := sel.Settings[bestIdx]
+		se := best.AUCStd / math.Sqrt(float64(len(best.FoldAUC)))
+		for i, st := range sel.Settings {
+			if !st.Rejected && st.Lambda == s.Base.Lambda && st.Pooling == s.Base.Pooling &&
+				st.Scaling == s.Base.Scaling && best.AUC-st.AUC <= se {
+				bestIdx = i
+				break
 			}
 		}
 	}

@@ -158,3 +158,31 @@ func TestFitCVCancel(t *testing.T) {
 	t.Logf("cancel to return: %v", lat)
 	assert.Less(t, lat, 3*time.Second) // wall time: see TestFitCancelSetup
 }
+
+// TestFitCVPreferBase: on bags with a planted max rule, where Base's
+// setting is as good as any, PreferBase keeps it unless the best beats it
+// by more than a standard error, and the selection says so.
+func TestFitCVPreferBase(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 120, Features: 8, MinInstances: 2, MaxInstances: 6, Relevant: 2, Margin: 1, Seed: 55})
+	require.NoError(t, err)
+	s := smallSearch()
+	s.Lambdas = []float64{0.03, 0.01}
+	s.PreferBase = false
+	_, free, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	s.PreferBase = true
+	_, pref, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	var base Setting
+	for _, st := range free.Settings {
+		if st.Lambda == s.Base.Lambda && st.Pooling == s.Base.Pooling && st.Scaling == s.Base.Scaling {
+			base = st
+		}
+	}
+	se := free.Best.AUCStd / math.Sqrt(float64(len(free.Best.FoldAUC)))
+	if free.Best.AUC-base.AUC <= se && !base.Rejected {
+		assert.Equal(t, base.String(), pref.Best.String())
+	} else {
+		assert.Equal(t, free.Best.String(), pref.Best.String())
+	}
+}
