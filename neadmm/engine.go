@@ -43,7 +43,8 @@ type Solver struct {
 // inside its updates too. Solve returns an error wrapping ErrBadInput
 // without doing any work (Reason StopInvalid) for invalid options (see
 // Options.Validate), a nil ctx or p, dimensions that disagree with p.Dims,
-// a non-finite initial x1, x2 or y (also wrapping ErrNotFinite), or an
+// x1, x2 and y sharing memory, a non-finite initial x1, x2 or y (also
+// wrapping ErrNotFinite), or an
 // objective asked of a p that does not implement Objectiver. During the
 // solve it returns an error (with Reason StopError) naming the iteration
 // when a subproblem fails or x1, x2, y or a residual becomes NaN or
@@ -93,6 +94,9 @@ func (sv *Solver) prepare(ctx context.Context, p Problem, x1, x2, y []float64, o
 	if len(x1) != n1 || len(x2) != n2 || len(y) != m {
 		return solve{}, fmt.Errorf("%w: len(x1), len(x2), len(y) = %d, %d, %d; Dims() = %d, %d, %d",
 			ErrBadInput, len(x1), len(x2), len(y), n1, n2, m)
+	}
+	if overlap(x1, x2) || overlap(x1, y) || overlap(x2, y) {
+		return solve{}, fmt.Errorf("%w: x1, x2 and y share memory", ErrBadInput)
 	}
 	for _, v := range [...]struct {
 		name string

@@ -556,6 +556,19 @@ func TestSolveBadInput(t *testing.T) {
 		assert.ErrorContains(t, err, tc.want)
 		assert.Equal(t, neadmm.StopInvalid, res.Reason)
 	}
+	// The iterates must be distinct memory: the contract of Problem says
+	// x2 changes only inside UpdateX2.
+	buf := []float64{1, 1, -2, 1}
+	for _, tc := range []struct {
+		x1, x2, y []float64
+	}{{buf[0:1], buf[0:1], buf[1:2]}, {buf[0:1], buf[1:2], buf[1:2]}, {buf[2:3], buf[1:2], buf[2:3]}} {
+		res, err := sv.Solve(context.Background(), sqrtProblem{}, tc.x1, tc.x2, tc.y, good)
+		require.ErrorIs(t, err, neadmm.ErrBadInput)
+		assert.ErrorContains(t, err, "share memory")
+		assert.Equal(t, neadmm.StopInvalid, res.Reason)
+	}
+	_, err := sv.Solve(context.Background(), sqrtProblem{}, buf[0:1], buf[1:2], buf[2:3], good)
+	require.NoError(t, err, "adjacent, not overlapping")
 }
 
 func TestSolveAllocs(t *testing.T) {

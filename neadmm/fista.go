@@ -2,6 +2,7 @@ package neadmm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -216,7 +217,8 @@ func (s *FISTA) Solve(ctx context.Context, p FISTAProblem, x []float64, opt FIST
 	err = f.run(&res)
 	copy(x, f.xk)
 	res.L, res.Backtracks = f.L, f.backtracks
-	if opt.Backtrack && (err == nil || f.ctx.Err() != nil) { // a failed search must not poison later solves
+	cancelled := err != nil && f.ctx.Err() != nil && errors.Is(err, f.ctx.Err())
+	if opt.Backtrack && (err == nil || cancelled) { // a failed search must not poison later solves
 		s.L = f.L
 	}
 	if err == nil && f.ng != nil {
@@ -244,17 +246,17 @@ type fistaRun struct {
 // prepare validates the input, before any work, and sizes the buffers.
 func (s *FISTA) prepare(ctx context.Context, p FISTAProblem, x []float64, opt FISTAOptions) (fistaRun, error) {
 	if err := opt.Validate(); err != nil {
-		return fistaRun{}, fmt.Errorf("neadmm: FISTA: %w", err)
+		return fistaRun{}, err
 	}
 	if ctx == nil || p == nil {
-		return fistaRun{}, fmt.Errorf("neadmm: FISTA: %w: nil context or problem", ErrBadInput)
+		return fistaRun{}, fmt.Errorf("%w: FISTA: nil context or problem", ErrBadInput)
 	}
 	ng, _ := p.(NonsmoothValuer)
 	if opt.Restart == RestartFunction && ng == nil {
-		return fistaRun{}, fmt.Errorf("neadmm: FISTA: %w: RestartFunction needs a problem implementing NonsmoothValuer", ErrBadInput)
+		return fistaRun{}, fmt.Errorf("%w: FISTA: RestartFunction needs a problem implementing NonsmoothValuer", ErrBadInput)
 	}
 	if !allFinite(x) {
-		return fistaRun{}, fmt.Errorf("neadmm: FISTA: %w: initial x: %w", ErrBadInput, ErrNotFinite)
+		return fistaRun{}, fmt.Errorf("%w: FISTA: initial x: %w", ErrBadInput, ErrNotFinite)
 	}
 	if opt.Eta == 0 {
 		opt.Eta = DefaultEta
