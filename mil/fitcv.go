@@ -40,7 +40,10 @@ type Search struct {
 	// ScreenFolds and Reject drop hopeless settings early: once every
 	// setting has run on the first ScreenFolds folds, a (scaling,
 	// pooling) pair whose best lambda's mean AUC over them trails the best
-	// pair's by more than Reject runs no further folds. ScreenFolds = 0
+	// pair's, A, by more than max(Reject, se) runs no further folds, where
+	// se = sqrt(A(1-A)/m/ScreenFolds) (m the smaller class count of a
+	// test fold) is about the standard error of A: a small test fold
+	// cannot reject on a difference its noise explains. ScreenFolds = 0
 	// (or >= Folds) runs every setting on every fold.
 	ScreenFolds int
 	Reject      float64
@@ -70,7 +73,8 @@ type Search struct {
 // documentation): lambdas 0.03, 0.01 and 0.003 (with DefaultOptions'
 // mean loss), the max and the mean pooling, features standardized and
 // raw, 5 stratified folds with seed 1; after the first fold the (scaling,
-// pooling) pairs trailing the best by more than 0.05 AUC are dropped; the
+// pooling) pairs trailing the best by more than 0.02 AUC or the standard
+// error of the best one's, whichever is larger, are dropped; the
 // cross-validation fits grow rho by 5% per iteration (half the iterations
 // of the default 2%, at the same AUC on fox and vaccine) and start each
 // lambda of a path from the previous fit's iterate with rho at 2% of where
@@ -87,7 +91,7 @@ func DefaultSearch() Search {
 		Seed:        1,
 		Base:        DefaultOptions(),
 		ScreenFolds: 1,
-		Reject:      0.05,
+		Reject:      0.02,
 		PreferBase:  true,
 		WarmRho:     0.02,
 		CVRhoGrowth: 1.05,
@@ -517,8 +521,14 @@ func (cv *cvRun) reject(folds int) {
 		}
 		best = max(best, pairBest[p])
 	}
+	// The smaller class of a test fold (the folds are stratified: each
+	// holds about 1/Folds of each class).
+	pos := cv.d.Positives()
+	m := float64(min(pos, cv.d.NumBags()-pos)) / float64(cv.s.Folds)
+	se := math.Sqrt(max(best*(1-best), 0) / max(m, 1) / float64(folds))
+	margin := max(cv.s.Reject, se)
 	for p := range cv.alive {
-		if pairBest[p] < best-cv.s.Reject {
+		if pairBest[p] < best-margin {
 			cv.alive[p] = false
 		}
 	}
