@@ -78,10 +78,10 @@
 // depend on the number of workers.
 //
 // Measured (10-fold CV x5, seed 1, AUC mean +- std; README has the
-// table with the peers): fox 0.671 +- 0.116 with FitCV against 0.615 +-
-// 0.101 with Fit (it picks mean pooling in 50 of 50 folds), vaccine
+// table with the peers): fox 0.663 +- 0.127 with FitCV against 0.615 +-
+// 0.101 with Fit (it picks mean pooling in 48 of 50 folds), vaccine
 // 0.870 +- 0.026 against 0.871 +- 0.026 (max pooling in 50 of 50), mutagenesis (atoms, a public
-// set not in this repository) 0.775 +- 0.111 against 0.749 +- 0.119.
+// set not in this repository) 0.778 +- 0.085 against 0.749 +- 0.119.
 // Warm starts along the lambda path save little on the max pooling: the
 // nonconvex problem needs rho to start low again to move (carried over at
 // 25% of its last value the fits took 4x fewer iterations but lost 0.03
