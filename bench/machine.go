@@ -9,7 +9,6 @@ import (
 
 	"golang.org/x/sys/cpu"
 
-	"github.com/neadmm/neadmm/internal/testhook"
 	"github.com/neadmm/neadmm/vec"
 )
 
@@ -21,22 +20,21 @@ type Machine struct {
 	CPU string `json:"cpu"`
 	// Features holds the CPU features relevant to the vec kernels on this
 	// GOARCH (avx2, fma, avx512f on amd64; asimd on arm64), as seen by
-	// golang.org/x/sys/cpu, so GODEBUG=cpu.avx2=off shows here.
+	// golang.org/x/sys/cpu, so GODEBUG=cpu.avx512f=off shows here.
 	Features   map[string]bool `json:"features"`
 	GOOS       string          `json:"goos"`
 	GOARCH     string          `json:"goarch"`
 	GoVersion  string          `json:"go_version"`
 	NumCPU     int             `json:"num_cpu"`
 	GOMAXPROCS int             `json:"gomaxprocs"`
-	// VecImpl is vec.Impl() at start-up: the kernels ordinary code runs.
+	// VecImpl is vec.Impl(): the kernels ordinary code runs.
 	VecImpl string `json:"vec_impl"`
-	// VecAccel says whether an accelerated implementation exists in this
-	// build on this CPU (false under -tags purego or on other GOARCHes).
-	VecAccel bool `json:"vec_accel"`
+	// VecImpls are the implementations this build can run on this CPU
+	// (vec.Implementations), best first; "generic" is always last.
+	VecImpls []string `json:"vec_impls"`
 }
 
-// describeMachine reads the machine description. Call it before anything
-// switches the vec implementation.
+// describeMachine reads the machine description.
 func describeMachine() Machine {
 	m := Machine{
 		CPU:        "unknown",
@@ -62,10 +60,8 @@ func describeMachine() Machine {
 	case "arm64":
 		m.Features["asimd"] = cpu.ARM64.HasASIMD
 	}
-	if testhook.VecGeneric != nil {
-		// With false the hook restores the start-up choice, which is the
-		// current one: nothing has switched yet.
-		m.VecAccel = testhook.VecGeneric(false)
+	for _, k := range vec.Implementations() {
+		m.VecImpls = append(m.VecImpls, k.Name())
 	}
 	return m
 }
@@ -97,8 +93,12 @@ func cpuModel(r io.Reader) string {
 	return "unknown"
 }
 
+// featuresLabel is the table's label for featureList, with the legend of
+// its marks.
+const featuresLabel = "CPU features (x/sys/cpu; -x: x absent or turned off by GODEBUG)"
+
 // featureList returns the features as "avx2 fma -avx512f" in a fixed order
-// ("-" marks an absent feature).
+// ("-" marks an absent feature: see featuresLabel).
 func (m *Machine) featureList() string {
 	var parts []string
 	for _, k := range []string{"avx2", "fma", "avx512f", "asimd"} {
@@ -118,16 +118,12 @@ func (m *Machine) featureList() string {
 // table returns the description as a two-column Markdown table.
 func (m *Machine) table() *Table {
 	t := &Table{Title: "Machine", Columns: []string{"property", "value"}}
-	accel := "no (generic only)"
-	if m.VecAccel {
-		accel = "yes"
-	}
 	t.Add("CPU", m.CPU)
-	t.Add("features", m.featureList())
+	t.Add(featuresLabel, m.featureList())
 	t.Add("GOOS/GOARCH", m.GOOS+"/"+m.GOARCH)
 	t.Add("Go", m.GoVersion)
 	t.Add("CPUs (GOMAXPROCS)", itoa(m.NumCPU)+" ("+itoa(m.GOMAXPROCS)+")")
-	t.Add("vec kernels", m.VecImpl)
-	t.Add("accelerated kernels available", accel)
+	t.Add("vec kernels (vec.Impl)", m.VecImpl)
+	t.Add("vec implementations available", strings.Join(m.VecImpls, " "))
 	return t
 }

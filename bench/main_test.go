@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -121,146 +120,6 @@ func svgLegend(t *testing.T, name string) []string {
 	}
 }
 
-// checkPoint checks one kernel point for internal consistency.
-func checkPoint(t *testing.T, m Machine, pt KernelPoint) {
-	t.Helper()
-	wantBytes := map[string]int64{"Dot": 16, "Axpy": 24, "SoftThreshold": 16, "Nrm2": 8}
-	if w, ok := wantBytes[pt.Kernel]; ok && pt.BytesPerOp != w*int64(pt.N) {
-		t.Errorf("%s n=%d: %d bytes per op, want %d", pt.Kernel, pt.N, pt.BytesPerOp, w*int64(pt.N))
-	}
-	if pt.Kernel == "MulVec" || pt.Kernel == "MulTransVec" {
-		// A nearly square matrix of at most the asked size: the matrix, one
-		// input vector and one output vector, and a multiply-add per entry.
-		if pt.Rows < 1 || pt.Cols < pt.Rows || pt.Cols > pt.Rows+2 || pt.Rows*pt.Cols != pt.N ||
-			pt.BytesPerOp != 8*int64(pt.N+pt.Rows+pt.Cols) || pt.FlopsPerOp != 2*int64(pt.N) {
-			t.Errorf("%s n=%d: %dx%d, %d bytes, %d flops", pt.Kernel, pt.N, pt.Rows, pt.Cols, pt.BytesPerOp, pt.FlopsPerOp)
-		}
-	}
-	timings := []*Timing{pt.Generic}
-	if m.VecAccel {
-		if pt.Accel == nil {
-			t.Fatalf("%s n=%d: accelerated kernels exist but were not timed", pt.Kernel, pt.N)
-		}
-		timings = append(timings, pt.Accel)
-		if pt.Accel.Impl != m.VecImpl || pt.Accel.Impl == "generic" {
-			t.Errorf("accelerated timing labelled %q, machine runs %q", pt.Accel.Impl, m.VecImpl)
-		}
-		if !(pt.Speedup > 0) || !relClose(pt.Speedup, pt.Generic.Ns.Median/pt.Accel.Ns.Median) {
-			t.Errorf("%s n=%d: speedup %g, medians %g / %g", pt.Kernel, pt.N, pt.Speedup, pt.Generic.Ns.Median, pt.Accel.Ns.Median)
-		}
-	} else if pt.Accel != nil || pt.Speedup != 0 {
-		t.Errorf("%s n=%d: accelerated timing reported on a machine without one", pt.Kernel, pt.N)
-	}
-	if pt.Generic == nil || pt.Generic.Impl != "generic" {
-		t.Fatalf("%s n=%d: generic timing missing or mislabelled", pt.Kernel, pt.N)
-	}
-	for _, tm := range timings {
-		st := tm.Ns
-		if st.N != 3 || len(st.Samples) != 3 || !(st.Min > 0) || st.Min > st.Median || st.Median > st.Max || tm.Iters < 1 {
-			t.Errorf("%s n=%d %s: bad stats %+v (iters %d)", pt.Kernel, pt.N, tm.Impl, st, tm.Iters)
-		}
-		if !(tm.GBps > 0) || !relClose(tm.GBps, float64(pt.BytesPerOp)/st.Median) ||
-			!(tm.GBpsLo <= tm.GBps && tm.GBps <= tm.GBpsHi) {
-			t.Errorf("%s n=%d %s: GB/s %g [%g, %g] for %d bytes in %g ns", pt.Kernel, pt.N, tm.Impl,
-				tm.GBps, tm.GBpsLo, tm.GBpsHi, pt.BytesPerOp, st.Median)
-		}
-		if (pt.FlopsPerOp > 0) != (tm.GFlops > 0) || (tm.GFlops > 0 && !relClose(tm.GFlops, float64(pt.FlopsPerOp)/st.Median)) {
-			t.Errorf("%s n=%d %s: GFLOP/s %g for %d flops", pt.Kernel, pt.N, tm.Impl, tm.GFlops, pt.FlopsPerOp)
-		}
-	}
-}
-
-func TestKernelsJSONAndSVG(t *testing.T) {
-	dir := t.TempDir()
-	js, svgDir := filepath.Join(dir, "out.json"), filepath.Join(dir, "svg")
-	code, out, errs := runBench(context.Background(), "kernels", "-sizes", "16,64,256", "-time", "2ms", "-reps", "3",
-		"-json", js, "-svg", svgDir, "-quiet", "-seed", "7")
-	if code != exitOK {
-		t.Fatalf("exit %d, stderr:\n%s", code, errs)
-	}
-	if errs != "" {
-		t.Errorf("-quiet run wrote to stderr: %q", errs)
-	}
-	rep := readReport(t, js)
-	m := rep.Machine
-	if m.GOARCH != runtime.GOARCH || m.GOOS != runtime.GOOS || m.GoVersion != runtime.Version() ||
-		m.NumCPU < 1 || m.VecImpl == "" || m.CPU == "" || rep.Seed != 7 || rep.Interrupted {
-		t.Errorf("bad report header: %+v", rep)
-	}
-	if len(rep.Sections) != 1 || rep.Sections[0].Command != "kernels" || rep.Sections[0].Status != "ok" {
-		t.Fatalf("sections: %+v", rep.Sections)
-	}
-	sec := rep.Sections[0]
-	res := sec.Results
-	// The default -kernels: every kernel with an accelerated form.
-	wantKernels := []string{"Dot", "Axpy", "SoftThreshold", "Nrm2", "MulVec", "MulTransVec"}
-	nk := len(wantKernels)
-	if strings.Join(res.Kernels, ",") != strings.Join(wantKernels, ",") || len(res.Points) != nk*3 || len(sec.Tables) != nk {
-		t.Fatalf("kernels %v, %d points and %d tables, want %v, %d and %d", res.Kernels, len(res.Points), len(sec.Tables),
-			wantKernels, nk*3, nk)
-	}
-	last := map[string]int{}
-	for _, pt := range res.Points {
-		if pt.N <= last[pt.Kernel] {
-			t.Errorf("%s: sizes not increasing: %d after %d", pt.Kernel, pt.N, last[pt.Kernel])
-		}
-		last[pt.Kernel] = pt.N
-		checkPoint(t, m, pt)
-	}
-	for _, tab := range sec.Tables {
-		if len(tab.Rows) != 3 {
-			t.Errorf("table %q has %d rows, want 3", tab.Title, len(tab.Rows))
-		}
-		if !strings.Contains(out, "### "+tab.Title) {
-			t.Errorf("table %q not printed", tab.Title)
-		}
-	}
-	wantFigs := []string{"kernels-gbps.svg"}
-	if m.VecAccel {
-		wantFigs = append(wantFigs, "kernels-speedup.svg")
-	}
-	if strings.Join(sec.Figures, ",") != strings.Join(wantFigs, ",") {
-		t.Fatalf("figures %v, want %v", sec.Figures, wantFigs)
-	}
-	impls := 1
-	if m.VecAccel {
-		impls = 2
-	}
-	if n := checkSVG(t, filepath.Join(svgDir, "kernels-gbps.svg")); n != nk*impls {
-		t.Errorf("gbps figure has %d series paths, want %d", n, nk*impls)
-	}
-	if m.VecAccel {
-		// One line per kernel plus the 1× reference line, each in the legend.
-		name := filepath.Join(svgDir, "kernels-speedup.svg")
-		if n := checkSVG(t, name); n != nk+1 {
-			t.Errorf("speedup figure has %d series paths, want %d", n, nk+1)
-		}
-		want := strings.Join(append(wantKernels, speedupRefName), ",")
-		if got := strings.Join(svgLegend(t, name), ","); got != want {
-			t.Errorf("speedup legend %q, want %q", got, want)
-		}
-	}
-}
-
-func TestKernelsPinnedImpl(t *testing.T) {
-	js := filepath.Join(t.TempDir(), "out.json")
-	code, _, errs := runBench(context.Background(), "-quiet", "-json", js, "kernels", "-impl", "generic",
-		"-kernels", "dot", "-sizes", "32", "-time", "1ms", "-reps", "3")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	rep := readReport(t, js) // -json given before the command name still applies
-	pts := rep.Sections[0].Results.Points
-	if len(pts) != 1 || pts[0].Accel != nil || pts[0].Generic == nil || pts[0].Speedup != 0 {
-		t.Errorf("-impl generic: %+v", pts)
-	}
-	code, _, errs = runBench(context.Background(), "-quiet", "kernels", "-impl", "accel",
-		"-kernels", "dot", "-sizes", "32", "-time", "1ms", "-reps", "3")
-	if rep.Machine.VecAccel != (code == exitOK) {
-		t.Errorf("-impl accel exit %d with accel available = %v: %s", code, rep.Machine.VecAccel, errs)
-	}
-}
-
 func TestUsageAndErrors(t *testing.T) {
 	ctx := context.Background()
 	code, _, errs := runBench(ctx, "kernels", "-h")
@@ -363,7 +222,7 @@ func TestInterruptKeepsFinishedWork(t *testing.T) {
 		t.Errorf("%d points: the run was not cut short", len(pts))
 	}
 	for _, pt := range pts {
-		checkPoint(t, rep.Machine, pt) // what is reported is complete
+		checkPoint(t, rep.Sections[0].Results.Impls, pt) // what is reported is complete
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -98,21 +97,5 @@ func TestCalibrate(t *testing.T) {
 	calibrate(ctx, busy, time.Hour)
 	if time.Since(start) > time.Second {
 		t.Error("calibrate ignored a cancelled context")
-	}
-}
-
-// The timed loops must not allocate, or the timings would include the
-// allocator and the garbage collector.
-func TestKernelLoopsDoNotAllocate(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 1))
-	for _, k := range kernelSpecs {
-		// 72 makes the matrices 8 x 9, so operands of the wrong length
-		// panic instead of passing as square.
-		for _, n := range []int{64, 72} {
-			c := k.setup(n, r)
-			if a := testing.AllocsPerRun(10, func() { c.loop(3) }); a != 0 {
-				t.Errorf("%s n=%d: loop allocates %g times per run", k.name, n, a)
-			}
-		}
 	}
 }

@@ -2,9 +2,10 @@ package fuzz
 
 import (
 	"encoding/binary"
-	"fmt"
 	"hash/fnv"
 	"math"
+
+	"github.com/neadmm/neadmm/internal/guard"
 )
 
 // source turns the fuzzer's bytes into the sizes, flags and float64 values of
@@ -171,53 +172,10 @@ func (s *source) floats(n int) []float64 {
 	return x
 }
 
-// guardBits is the pattern of the guard elements around a vector under
-// test: a quiet NaN with a payload no kernel produces, so a kernel that
-// reads a guard also spoils its result, and one that writes a guard is
-// caught by the bit comparison in intact.
-const guardBits = 0x7ffb0bad0bad0bad
-
-// guardLen is the number of guard elements before and after each vector:
-// 64 bytes, so that the offset below sets the alignment alone.
-const guardLen = 8
-
-// guarded is a vector stored in a buffer whose other elements are guards:
-// guardLen+off guards before it (off = 0..7 elements, every alignment
-// modulo 64 bytes) and guardLen after it, so that a stray write just
-// before or after the vector is caught at every offset, 0 included.
-type guarded struct {
-	buf []float64
-	lo  int // index of the vector's first element in buf
-	n   int
-}
-
-// newGuarded returns a guarded copy of x at offset off%8.
-func newGuarded(x []float64, off int) guarded {
-	g := guarded{buf: make([]float64, guardLen+off%8+len(x)+guardLen), lo: guardLen + off%8, n: len(x)}
-	for i := range g.buf {
-		g.buf[i] = math.Float64frombits(guardBits)
-	}
-	copy(g.buf[g.lo:], x)
-	return g
-}
-
-// s returns the vector, with its capacity cut at its length so that no
-// append or reslice can reach the guards either.
-func (g guarded) s() []float64 { return g.buf[g.lo : g.lo+g.n : g.lo+g.n] }
-
-// intact returns an error naming the first guard element that changed.
-func (g guarded) intact() error {
-	for i, v := range g.buf {
-		if i >= g.lo && i < g.lo+g.n {
-			continue
-		}
-		if math.Float64bits(v) != guardBits {
-			return fmt.Errorf("guard element %d (vector at %d..%d) overwritten: %v (bits %#x)",
-				i, g.lo, g.lo+g.n, v, math.Float64bits(v))
-		}
-	}
-	return nil
-}
+// guardBits are the bits of guard.Junk, a NaN no computation produces:
+// targets fill scratch space that must be overwritten with it. (Guarded
+// vectors themselves come from internal/guard, shared with vec's tests.)
+var guardBits = math.Float64bits(guard.Junk)
 
 // sameBits reports whether x and y hold the same bits element by element.
 func sameBits(x, y []float64) bool {

@@ -5,22 +5,28 @@
 // Targets, each checking every result against a specification derived in
 // the test, not against a second copy of the code under test:
 //
-//	FuzzDot            vec.Dot, accelerated and generic, against the exact sum
+//	FuzzDot            vec.Dot on every implementation against the exact sum
 //	FuzzAxpy           vec.Axpy, AddScaledTo, Sub: fused or unfused, bit for bit
 //	FuzzSoftThreshold  vec.SoftThreshold: bit for bit, panics on a bad threshold
 //	FuzzNrm2           vec.Nrm2, Asum, Scal against exact results
-//	FuzzMulVec         vec.MulVec, MulTransVec: every entry against its exact sum
+//	FuzzMulVec         vec.MulVec, MulTransVec: every entry against its exact sum;
+//	                   GradSweep: the same bits as MulVec, map, MulTransVec
 //	FuzzSphereProx     neadmm.SphereProx: optimality, stationarity, special cases
 //	FuzzMaxProx        neadmm.MaxProx against an exhaustive reference
+//	FuzzTopKProx       neadmm.TopKProx and MeanProx against an exhaustive reference
 //	FuzzReadCSV        mil.ReadCSV and Read: no panic, consistent datasets
 //	FuzzReadSparse     mil.ReadSparse and Read: no panic, consistent datasets
 //	FuzzNewSparse      mil.NewSparse against its documented rules; the data layer on what it accepts
 //
-// The vec targets run every input through both kernel paths (switched with
-// internal/testhook) inside guard bands, and decode the fuzzer's bytes into
-// float64 values through source, which reaches every bit pattern and makes
-// special values (NaN, ±Inf, ±0, subnormals, extremes) and exactly
-// representable moderate values cheap for the fuzzer to find.
+// The vec targets run every input through every implementation of vec this
+// CPU can run (vec.Implementations: avx512, avx2 and generic on an AVX-512
+// machine; go test -v -run TestImplementations lists them), called through
+// each one's vec.Kernels, inside guard bands from internal/guard; the
+// SphereProx target switches vec's package functions with internal/vectest.
+// They decode the fuzzer's bytes into float64 values through source, which
+// reaches every bit pattern and makes special values (NaN, ±Inf, ±0,
+// subnormals, extremes) and exactly representable moderate values cheap for
+// the fuzzer to find.
 //
 // Run one target for longer with
 //

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neadmm/neadmm/internal/testhook"
+	"github.com/neadmm/neadmm/internal/guard"
+	"github.com/neadmm/neadmm/internal/vectest"
 	"github.com/neadmm/neadmm/vec"
 )
 
@@ -190,17 +191,30 @@ func fmtBig(x *big.Float) string { return x.Text('g', 17) }
 // big64 returns x as a big.Float (x finite).
 func big64(x float64) *big.Float { return new(big.Float).SetFloat64(x) }
 
-// paths runs f with vec's generic kernels and then with the accelerated
-// ones, naming each; where there are no accelerated kernels (purego,
-// GODEBUG=cpu.all=off, other architectures) both runs use the generic ones.
-// accel tells f whether the accelerated kernels are in use.
-func paths(f func(path string, accel bool)) {
-	testhook.VecGeneric(true)
-	defer testhook.VecGeneric(false)
-	f("generic", false)
-	testhook.VecGeneric(false)
-	accel := vec.Impl() != "generic"
-	f(vec.Impl(), accel)
+// paths runs f once for each implementation of vec this CPU can run
+// (vec.Implementations: on amd64 with AVX-512 "avx512", "avx2" and
+// "generic"), passing its kernel set: the targets call the kernels through
+// it, so nothing is switched process-wide. With one implementation only
+// (purego, GODEBUG=cpu.all=off, other architectures) f runs once.
+func paths(f func(path string, k vec.Kernels)) {
+	for _, k := range vec.Implementations() {
+		f(k.Name(), k)
+	}
+}
+
+// switchedPaths is paths for code outside vec that calls vec's package
+// functions (neadmm's prox functions): it switches them to each
+// implementation in turn (internal/vectest) and restores the start-up
+// choice.
+func switchedPaths(f func(path string)) {
+	vectest.Each(func(k vec.Kernels) { f(k.Name()) })
+}
+
+// TestImplementations logs which implementations the targets run every
+// input on, and one line for each implementation of this GOARCH they
+// cannot (go test -v).
+func TestImplementations(t *testing.T) {
+	vectest.Report(t)
 }
 
 // expectPanic runs f and returns an error unless it panics with a message
@@ -300,50 +314,14 @@ func TestOracleCatchesBrokenKernels(t *testing.T) {
 			if b.name == "skips NaN products" {
 				x[src.next()%uint64(n)] = math.NaN()
 			}
-			gx := newGuarded(x, 0)
+			gx := guard.Of(x, 0)
 			tried++
-			if productSpec(x, y).check(b.dot(gx.buf[gx.lo:gx.lo+n:gx.lo+n+1], y)) != nil {
+			if productSpec(x, y).check(b.dot(gx.Overrun(), y)) != nil {
 				caught++
 			}
 		}
 		if caught < tried*9/10 {
 			t.Errorf("broken Dot that %s caught on %d of %d inputs", b.name, caught, tried)
-		}
-	}
-}
-
-// TestGuardedCatchesStrayWrites checks the guard bands themselves: a write
-// to the element just before or just after the vector, or anywhere in the
-// bands, is reported at every offset, 0 included, and the vector's own
-// elements are not guards.
-func TestGuardedCatchesStrayWrites(t *testing.T) {
-	for _, n := range []int{0, 1, 5} {
-		for off := range 8 {
-			g := newGuarded(rep(1, n), off)
-			if g.lo < guardLen || len(g.buf)-(g.lo+n) < guardLen {
-				t.Fatalf("n=%d off=%d: vector at %d of %d: guard band too short", n, off, g.lo, len(g.buf))
-			}
-			if err := g.intact(); err != nil {
-				t.Fatalf("n=%d off=%d: fresh buffer: %v", n, off, err)
-			}
-			for i := range g.buf {
-				if i >= g.lo && i < g.lo+n {
-					continue
-				}
-				saved := g.buf[i]
-				g.buf[i] = math.Float64frombits(guardBits ^ 1<<51) // another NaN
-				if g.intact() == nil {
-					t.Errorf("n=%d off=%d: write to buf[%d] (vector at %d) not caught", n, off, i, g.lo)
-				}
-				g.buf[i] = saved
-			}
-			s := g.s()
-			for i := range s {
-				s[i] = 2
-			}
-			if err := g.intact(); err != nil {
-				t.Errorf("n=%d off=%d: writing the vector: %v", n, off, err)
-			}
 		}
 	}
 }

@@ -72,7 +72,7 @@ func checkSphere(t *testing.T, data []byte) {
 	v := s.floats(n)
 	s.setScale()
 	c := s.float()
-	paths(func(path string, _ bool) {
+	switchedPaths(func(path string) {
 		w := make([]float64, n)
 		neadmm.SphereProx(w, v, c)
 		in := append([]float64(nil), v...)

@@ -6,14 +6,15 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/neadmm/neadmm/internal/guard"
 	"github.com/neadmm/neadmm/vec"
 )
 
 // The vec targets. Each decodes one input (layout in the target's comment),
-// runs it through the generic and the accelerated kernels inside guard
+// runs it through every implementation this CPU has (paths) inside guard
 // bands, and checks every result against an exact specification.
 
-// FuzzDot checks vec.Dot against sumSpec on both paths.
+// FuzzDot checks vec.Dot against sumSpec on every implementation.
 //
 // Input: length, offsets byte (x at b&7, y at b>>3&7, b&64: y is x),
 // scale, then x[0], y[0], x[1], y[1], ...
@@ -42,35 +43,35 @@ func checkDot(t *testing.T, data []byte) {
 		y = x
 	}
 	spec := productSpec(x, y)
-	var res [2]float64
-	k := 0
-	paths(func(path string, _ bool) {
-		gx, gy := newGuarded(x, int(offs)), newGuarded(y, int(offs>>3))
-		ys := gy.s()
+	var res []float64
+	paths(func(path string, k vec.Kernels) {
+		gx, gy := guard.Of(x, int(offs)), guard.Of(y, int(offs>>3))
+		ys := gy.S()
 		if alias {
-			ys = gx.s()
+			ys = gx.S()
 		}
-		got := vec.Dot(gx.s(), ys)
-		res[k] = got
-		k++
+		got := k.Dot(gx.S(), ys)
+		res = append(res, got)
 		if err := spec.check(got); err != nil {
 			t.Errorf("%s: Dot (n = %d, alias %v): %v", path, n, alias, err)
 		}
 		checkUntouched(t, path+": Dot", gx, x)
 		checkUntouched(t, path+": Dot", gy, y)
 	})
-	if err := spec.checkPair(res[0], res[1]); err != nil {
-		t.Errorf("Dot (n = %d): generic %v, accelerated %v: %v", n, res[0], res[1], err)
+	for i := 1; i < len(res); i++ {
+		if err := spec.checkPair(res[0], res[i]); err != nil {
+			t.Errorf("Dot (n = %d): %v and %v: %v", n, res[0], res[i], err)
+		}
 	}
 }
 
 // checkUntouched reports a changed guard or a changed input vector.
-func checkUntouched(t *testing.T, what string, g guarded, want []float64) {
+func checkUntouched(t *testing.T, what string, g *guard.Vec, want []float64) {
 	t.Helper()
-	if err := g.intact(); err != nil {
+	if err := g.Check(); err != nil {
 		t.Errorf("%s: %v", what, err)
 	}
-	if !sameBits(g.s(), want) {
+	if !sameBits(g.S(), want) {
 		t.Errorf("%s modified its input", what)
 	}
 }
@@ -89,9 +90,9 @@ const (
 )
 
 // FuzzAxpy checks Axpy, AddScaledTo and Sub with every aliasing the API
-// allows: each result must be bit for bit the fused alpha*x+y or the
-// unfused one (the fused one on the accelerated path), and x - y exactly
-// for Sub; NaN matches NaN.
+// allows, on every implementation: each result must be bit for bit the
+// fused alpha*x+y or the unfused one (the fused one on the assembly
+// implementations), and x - y exactly for Sub; NaN matches NaN.
 //
 // Input: length, offsets byte (x at b&7, y at b>>3&7), mode byte (mode%8,
 // dst at b>>3&7), scale, alpha, then x[0], y[0], x[1], y[1], ...
@@ -122,49 +123,50 @@ func checkAxpy(t *testing.T, data []byte) {
 	}
 	names := [...]string{"Axpy", "AddScaledTo (new dst)", "AddScaledTo (dst = x)", "AddScaledTo (dst = y)",
 		"Sub (new dst)", "Sub (dst = x)", "Sub (dst = y)", "Axpy (y = x)"}
-	paths(func(path string, accel bool) {
-		gx, gy := newGuarded(x, int(offs)), newGuarded(y, int(offs>>3))
-		gd := newGuarded(rep(math.Float64frombits(guardBits^1), n), int(modeB>>3)) // junk to be overwritten
-		xs, ys, ds := gx.s(), gy.s(), gd.s()
+	paths(func(path string, k vec.Kernels) {
+		fusedOnly := k.Name() != "generic"
+		gx, gy := guard.Of(x, int(offs)), guard.Of(y, int(offs>>3))
+		gd := guard.Filled(n, int(modeB>>3), guard.Junk) // to be overwritten
+		xs, ys, ds := gx.S(), gy.S(), gd.S()
 		var out []float64
-		var g guarded
+		var g *guard.Vec
 		switch mode {
 		case axpyInPlace:
-			vec.Axpy(alpha, xs, ys)
+			k.Axpy(alpha, xs, ys)
 			out, g = ys, gy
 		case addScaledNew:
-			vec.AddScaledTo(ds, ys, alpha, xs)
+			k.AddScaledTo(ds, ys, alpha, xs)
 			out, g = ds, gd
 		case addScaledDstX:
-			vec.AddScaledTo(xs, ys, alpha, xs)
+			k.AddScaledTo(xs, ys, alpha, xs)
 			out, g = xs, gx
 		case addScaledDstY:
-			vec.AddScaledTo(ys, ys, alpha, xs)
+			k.AddScaledTo(ys, ys, alpha, xs)
 			out, g = ys, gy
 		case subNew:
-			vec.Sub(ds, xs, ys)
+			k.Sub(ds, xs, ys)
 			out, g = ds, gd
 		case subDstX:
-			vec.Sub(xs, xs, ys)
+			k.Sub(xs, xs, ys)
 			out, g = xs, gx
 		case subDstY:
-			vec.Sub(ys, xs, ys)
+			k.Sub(ys, xs, ys)
 			out, g = ys, gy
 		case axpySelf:
-			vec.Axpy(alpha, xs, xs)
+			k.Axpy(alpha, xs, xs)
 			out, g = xs, gx
 		}
 		what := fmt.Sprintf("%s: %s (n = %d, alpha = %v)", path, names[mode], n, alpha)
-		for _, gg := range []guarded{gx, gy, gd} {
-			if err := gg.intact(); err != nil {
+		for _, gg := range []*guard.Vec{gx, gy, gd} {
+			if err := gg.Check(); err != nil {
 				t.Errorf("%s: %v", what, err)
 			}
 		}
 		// Inputs that are not the output must be unchanged.
-		if &g.buf[0] != &gx.buf[0] && !sameBits(xs, x) {
+		if !g.Same(gx) && !sameBits(xs, x) {
 			t.Errorf("%s modified x", what)
 		}
-		if &g.buf[0] != &gy.buf[0] && !sameBits(ys, y) {
+		if !g.Same(gy) && !sameBits(ys, y) {
 			t.Errorf("%s modified y", what)
 		}
 		for i, got := range out {
@@ -180,10 +182,10 @@ func checkAxpy(t *testing.T, data []byte) {
 				fused = math.FMA(alpha, x[i], y[i])
 				unfused = float64(alpha*x[i]) + y[i]
 			}
-			ok := sameValue(got, fused) || !accel && sameValue(got, unfused)
+			ok := sameValue(got, fused) || !fusedOnly && sameValue(got, unfused)
 			if !ok {
 				want := fmt.Sprintf("%v (fused)", fused)
-				if !accel {
+				if !fusedOnly {
 					want += fmt.Sprintf(" or %v (unfused)", unfused)
 				}
 				t.Errorf("%s: element %d (x %v, y %v): got %v, want %s", what, i, x[i], y[i], got, want)
@@ -244,27 +246,28 @@ func checkSoftThreshold(t *testing.T, data []byte) {
 		}
 	}
 	var outs [][]float64
-	paths(func(path string, _ bool) {
-		gx := newGuarded(x, int(offs))
-		gd := newGuarded(rep(math.Float64frombits(guardBits^1), n), int(offs>>3))
-		xs, ds := gx.s(), gd.s()
+	var names []string
+	paths(func(path string, k vec.Kernels) {
+		gx := guard.Of(x, int(offs))
+		gd := guard.Filled(n, int(offs>>3), guard.Junk)
+		xs, ds := gx.S(), gd.S()
 		if inPlace {
 			ds = xs
 		}
 		what := fmt.Sprintf("%s: SoftThreshold (n = %d, t = %v, in place %v)", path, n, th, inPlace)
 		if !valid {
-			if err := expectPanic("vec.SoftThreshold", func() { vec.SoftThreshold(ds, xs, th) }); err != nil {
+			if err := expectPanic("vec.SoftThreshold", func() { k.SoftThreshold(ds, xs, th) }); err != nil {
 				t.Errorf("%s: %v", what, err)
 			}
 			checkUntouched(t, what, gx, x)
-			checkUntouched(t, what, gd, rep(math.Float64frombits(guardBits^1), n))
+			checkUntouched(t, what, gd, rep(guard.Junk, n))
 			return
 		}
-		vec.SoftThreshold(ds, xs, th)
-		if err := gx.intact(); err != nil {
+		k.SoftThreshold(ds, xs, th)
+		if err := gx.Check(); err != nil {
 			t.Errorf("%s: %v", what, err)
 		}
-		if err := gd.intact(); err != nil {
+		if err := gd.Check(); err != nil {
 			t.Errorf("%s: %v", what, err)
 		}
 		if !inPlace && !sameBits(xs, x) {
@@ -278,17 +281,20 @@ func checkSoftThreshold(t *testing.T, data []byte) {
 			}
 		}
 		outs = append(outs, append([]float64(nil), ds...))
+		names = append(names, path)
 	})
-	// "The same bits on every implementation": NaN payloads included (both
-	// paths return the quieted input NaN).
-	if len(outs) == 2 && !sameBits(outs[0], outs[1]) {
-		t.Errorf("SoftThreshold (t = %v): generic %v and accelerated %v differ in bits", th, outs[0], outs[1])
+	// "The same bits on every implementation": NaN payloads included (every
+	// path returns the quieted input NaN).
+	for i := 1; i < len(outs); i++ {
+		if !sameBits(outs[0], outs[i]) {
+			t.Errorf("SoftThreshold (t = %v): %s %v and %s %v differ in bits", th, names[0], outs[0], names[i], outs[i])
+		}
 	}
 }
 
 // FuzzNrm2 checks Nrm2 against the exact norm with the error bound and
 // overflow promise of its doc, Asum as an exact sum of |x[i]| (sumSpec with
-// y = 1), and Scal bit for bit, on both paths (Nrm2 runs on Dot).
+// y = 1), and Scal bit for bit, on every implementation.
 //
 // Input: length, offset byte, scale, alpha (for Scal), then x.
 //
@@ -316,22 +322,22 @@ func checkNrm2(t *testing.T, data []byte) {
 		abs[i] = math.Abs(v)
 	}
 	asum := productSpec(abs, rep(1, n))
-	paths(func(path string, _ bool) {
-		g := newGuarded(x, int(off))
-		got := vec.Nrm2(g.s())
+	paths(func(path string, k vec.Kernels) {
+		g := guard.Of(x, int(off))
+		got := k.Nrm2(g.S())
 		if err := checkNorm(x, got); err != nil {
 			t.Errorf("%s: Nrm2 (n = %d): %v", path, n, err)
 		}
 		checkUntouched(t, path+": Nrm2", g, x)
-		if err := asum.check(vec.Asum(g.s())); err != nil {
+		if err := asum.check(vec.Asum(g.S())); err != nil {
 			t.Errorf("%s: Asum (n = %d): %v", path, n, err)
 		}
 		checkUntouched(t, path+": Asum", g, x)
-		vec.Scal(alpha, g.s())
-		if err := g.intact(); err != nil {
+		vec.Scal(alpha, g.S())
+		if err := g.Check(); err != nil {
 			t.Errorf("%s: Scal: %v", path, err)
 		}
-		for i, v := range g.s() {
+		for i, v := range g.S() {
 			if want := alpha * x[i]; !sameValue(v, want) {
 				t.Errorf("%s: Scal(%v): element %d (x = %v): got %v, want %v", path, alpha, i, x[i], v, want)
 				break
@@ -442,44 +448,98 @@ func checkMulVec(t *testing.T, data []byte) {
 		}
 		colSpec[j] = productSpec(col, xt)
 	}
-	junk := math.Float64frombits(guardBits ^ 1)
-	paths(func(path string, _ bool) {
-		ga, gx, gxt := newGuarded(a, int(offs)), newGuarded(x, int(offs>>3)), newGuarded(xt, int(offs>>3))
-		gd := newGuarded(rep(junk, rows), int(mode>>3))
+	paths(func(path string, k vec.Kernels) {
+		ga, gx, gxt := guard.Of(a, int(offs)), guard.Of(x, int(offs>>3)), guard.Of(xt, int(offs>>3))
 		if mode == 255 {
-			dimensionPanics(t, path, ga.s(), rows, cols, gx.s(), gxt.s())
+			dimensionPanics(t, path, k, ga.S(), rows, cols, gx.S(), gxt.S())
 		}
-		vec.MulVec(gd.s(), ga.s(), rows, cols, gx.s())
+		gd := guard.Filled(rows, int(mode>>3), guard.Junk)
+		k.MulVec(gd.S(), ga.S(), rows, cols, gx.S())
 		what := fmt.Sprintf("%s: MulVec (%d x %d)", path, rows, cols)
-		if err := gd.intact(); err != nil {
+		if err := gd.Check(); err != nil {
 			t.Errorf("%s: %v", what, err)
 		}
 		checkUntouched(t, what, ga, a)
 		checkUntouched(t, what, gx, x)
-		for i, got := range gd.s() {
+		for i, got := range gd.S() {
 			if err := rowSpec[i].check(got); err != nil {
 				t.Errorf("%s: row %d: %v", what, i, err)
 			}
 		}
-		gd = newGuarded(rep(junk, cols), int(mode>>3))
-		vec.MulTransVec(gd.s(), ga.s(), rows, cols, gxt.s())
+		ax := gd.S()
+		gt := guard.Filled(cols, int(mode>>3), guard.Junk)
+		k.MulTransVec(gt.S(), ga.S(), rows, cols, gxt.S())
 		what = fmt.Sprintf("%s: MulTransVec (%d x %d)", path, rows, cols)
-		if err := gd.intact(); err != nil {
+		if err := gt.Check(); err != nil {
 			t.Errorf("%s: %v", what, err)
 		}
 		checkUntouched(t, what, ga, a)
 		checkUntouched(t, what, gxt, xt)
-		for j, got := range gd.s() {
+		for j, got := range gt.S() {
 			if err := colSpec[j].check(got); err != nil {
 				t.Errorf("%s: column %d: %v", what, j, err)
 			}
 		}
+		checkGradSweep(t, path, k, ga, gx, rows, cols, xt, ax, gt.S(), int(mode))
 	})
 }
 
-// dimensionPanics checks that MulVec and MulTransVec panic, naming
-// themselves, on every kind of dimension mismatch.
-func dimensionPanics(t *testing.T, path string, a []float64, rows, cols int, x, xt []float64) {
+// checkGradSweep runs GradSweep with phi(i, v) = xt[i], so that its g is
+// A^T xt, and checks that ax and g are the same bits as MulVec's (ax) and
+// MulTransVec's (g) on the same implementation, hence within their specs;
+// that phi saw each row once, in order, with the final ax[i]; and that
+// nothing outside ax and g changed. A second run with phi(i, v) = v*xt[i]
+// (w depends on ax) must match MulVec, the map and MulTransVec bit for bit.
+func checkGradSweep(t *testing.T, path string, k vec.Kernels, ga, gx *guard.Vec, rows, cols int, xt, wantAx, wantG []float64, mode int) {
+	t.Helper()
+	a, x := append([]float64(nil), ga.S()...), append([]float64(nil), gx.S()...)
+	what := fmt.Sprintf("%s: GradSweep (%d x %d)", path, rows, cols)
+	for _, mapped := range []bool{false, true} {
+		gax := guard.Filled(rows, mode>>3, guard.Junk)
+		gg := guard.Filled(cols, mode, guard.Junk)
+		next := 0
+		phi := func(i int, v float64) float64 {
+			if i != next || !sameValue(v, gax.S()[i]) {
+				t.Errorf("%s: phi(%d, %v) called after row %d, ax[%d] = %v", what, i, v, next-1, i, gax.S()[i])
+			}
+			next++
+			if mapped {
+				return v * xt[i]
+			}
+			return xt[i]
+		}
+		k.GradSweep(gax.S(), gg.S(), ga.S(), cols, gx.S(), phi)
+		if next != rows {
+			t.Errorf("%s: phi called for %d of %d rows", what, next, rows)
+		}
+		for _, g := range []*guard.Vec{gax, gg} {
+			if err := g.Check(); err != nil {
+				t.Errorf("%s: %v", what, err)
+			}
+		}
+		checkUntouched(t, what, ga, a)
+		checkUntouched(t, what, gx, x)
+		wg := wantG
+		if mapped {
+			w := make([]float64, rows)
+			for i, v := range wantAx {
+				w[i] = v * xt[i]
+			}
+			wg = make([]float64, cols)
+			k.MulTransVec(wg, a, rows, cols, w)
+		}
+		if !sameBits(gax.S(), wantAx) {
+			t.Errorf("%s (w depends on ax: %v): ax %v, MulVec %v", what, mapped, gax.S(), wantAx)
+		}
+		if !sameBits(gg.S(), wg) {
+			t.Errorf("%s (w depends on ax: %v): g %v, MulTransVec %v", what, mapped, gg.S(), wg)
+		}
+	}
+}
+
+// dimensionPanics checks that MulVec, MulTransVec and GradSweep panic,
+// naming themselves, on every kind of dimension mismatch.
+func dimensionPanics(t *testing.T, path string, k vec.Kernels, a []float64, rows, cols int, x, xt []float64) {
 	t.Helper()
 	bad := func(what, name string, f func()) {
 		if err := expectPanic(name, f); err != nil {
@@ -487,11 +547,21 @@ func dimensionPanics(t *testing.T, path string, a []float64, rows, cols int, x, 
 		}
 	}
 	dst := make([]float64, rows+cols+1)
-	bad("MulVec with a long dst", "vec.MulVec", func() { vec.MulVec(dst[:rows+1], a, rows, cols, x) })
-	bad("MulVec with a long x", "vec.MulVec", func() { vec.MulVec(dst[:rows], a, rows, cols, append(x[:cols:cols], 1)) })
-	bad("MulVec with negative rows", "vec.MulVec", func() { vec.MulVec(dst[:0], a, -1, cols, x) })
-	bad("MulVec with a long a", "vec.MulVec", func() { vec.MulVec(dst[:rows], append(a[:len(a):len(a)], 0), rows, cols, x) })
-	bad("MulTransVec with a long dst", "vec.MulTransVec", func() { vec.MulTransVec(dst[:cols+1], a, rows, cols, xt) })
-	bad("MulTransVec with a long x", "vec.MulTransVec", func() { vec.MulTransVec(dst[:cols], a, rows, cols, append(xt[:rows:rows], 1)) })
-	bad("MulTransVec with negative cols", "vec.MulTransVec", func() { vec.MulTransVec(dst[:0], a, rows, -1, xt) })
+	g := make([]float64, cols+1)
+	phi := func(int, float64) float64 { return 0 }
+	bad("MulVec with a long dst", "vec.MulVec", func() { k.MulVec(dst[:rows+1], a, rows, cols, x) })
+	bad("MulVec with a long x", "vec.MulVec", func() { k.MulVec(dst[:rows], a, rows, cols, append(x[:cols:cols], 1)) })
+	bad("MulVec with negative rows", "vec.MulVec", func() { k.MulVec(dst[:0], a, -1, cols, x) })
+	bad("MulVec with a long a", "vec.MulVec", func() { k.MulVec(dst[:rows], append(a[:len(a):len(a)], 0), rows, cols, x) })
+	bad("MulTransVec with a long dst", "vec.MulTransVec", func() { k.MulTransVec(dst[:cols+1], a, rows, cols, xt) })
+	bad("MulTransVec with a long x", "vec.MulTransVec", func() { k.MulTransVec(dst[:cols], a, rows, cols, append(xt[:rows:rows], 1)) })
+	bad("MulTransVec with negative cols", "vec.MulTransVec", func() { k.MulTransVec(dst[:0], a, rows, -1, xt) })
+	if cols > 0 { // with no columns, a (empty) is a matrix of any number of rows
+		bad("GradSweep with a long ax", "vec.GradSweep", func() { k.GradSweep(dst[:rows+1], g[:cols], a, cols, x, phi) })
+	}
+	bad("GradSweep with a long g", "vec.GradSweep", func() { k.GradSweep(dst[:rows], g, a, cols, x, phi) })
+	bad("GradSweep with a long x", "vec.GradSweep", func() { k.GradSweep(dst[:rows], g[:cols], a, cols, append(x[:cols:cols], 1), phi) })
+	bad("GradSweep with a long a", "vec.GradSweep", func() { k.GradSweep(dst[:rows], g[:cols], append(a[:len(a):len(a)], 0), cols, x, phi) })
+	bad("GradSweep with negative cols", "vec.GradSweep", func() { k.GradSweep(dst[:rows], g[:0], a, -1, x, phi) })
+	bad("GradSweep with nil phi", "vec.GradSweep", func() { k.GradSweep(dst[:rows], g[:cols], a, cols, x, nil) })
 }

@@ -7,7 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/neadmm/neadmm/internal/testhook"
+	"github.com/neadmm/neadmm/internal/vectest"
+	"github.com/neadmm/neadmm/vec"
 )
 
 // randomDataset returns a dense dataset of nb bags (sizes 1..maxBag) with
@@ -184,14 +185,9 @@ func checkProducts(t *testing.T, d *Dataset, rng *rand.Rand) {
 	compareProducts(t, "vs naive", computeProducts(t, d, beta, beta0, r), ref, ref, d.NumFeatures(), d.NumInstances())
 }
 
-// forEachImpl runs f with the accelerated vec kernels and again with the
-// generic ones.
+// forEachImpl runs f once on each vec implementation this CPU can run.
 func forEachImpl(t *testing.T, f func(t *testing.T)) {
-	t.Run("accel", f)
-	if testhook.VecGeneric(true) {
-		defer testhook.VecGeneric(false)
-		t.Run("generic", f)
-	}
+	vectest.ForEach(t, func(t *testing.T, _ vec.Kernels) { f(t) })
 }
 
 func TestProductsDenseSparseNaive(t *testing.T) {

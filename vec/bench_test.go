@@ -1,4 +1,4 @@
-package vec
+package vec_test
 
 import (
 	"fmt"
@@ -6,18 +6,18 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/neadmm/neadmm/internal/testhook"
+	"github.com/neadmm/neadmm/vec"
 )
 
-// Benchmarks: each kernel at every size, three ways in one run: the kernel
-// as dispatched ("vec"), the generic Go kernel ("generic") and the plain
-// one-line loop a user would write ("naive"), so the speed-up is read off
-// directly. SetBytes counts the bytes each call must move: both inputs for
+// Benchmarks: each kernel at every size on every implementation this CPU
+// can run ("avx512", "avx2", "neon", "generic": vec.Kernels methods, which
+// the package functions are) and as the plain one-line loop a user would
+// write ("naive"), all in one run, so the speed-ups are read off directly. SetBytes counts the bytes each call must move: both inputs for
 // Dot, x read plus y read and written for Axpy, x read plus dst written for
 // SoftThreshold, x once for Nrm2 (the kernel reads it twice, from cache) and
 // Asum, x read and written for Scal, x and y read plus dst written for
-// AddScaledTo and Sub. Asum and Scal are the same Go code on every path, so
-// they have no separate "generic" variant.
+// AddScaledTo and Sub. Asum and Scal are the same Go code on every
+// implementation, so they are timed once ("vec").
 
 var benchSizes = []int{16, 256, 1024, 4096, 65536, 1 << 20}
 
@@ -55,11 +55,21 @@ func naiveNrm2(x []float64) float64 {
 	return math.Sqrt(naiveDot(x, x))
 }
 
-// benchImpls are the variants; generic says which kernels vec runs.
-var benchImpls = []struct {
-	name    string
-	generic bool
-}{{"vec", false}, {"generic", true}, {"naive", false}}
+// variants returns the implementations to time and "naive".
+func variants() []string {
+	var names []string
+	for _, k := range vec.Implementations() {
+		names = append(names, k.Name())
+	}
+	return append(names, "naive")
+}
+
+// kernels returns the kernel set of a variant ("naive" gets the zero
+// Kernels, which its body does not use).
+func kernels(name string) vec.Kernels {
+	k, _ := vec.Lookup(name)
+	return k
+}
 
 func benchData(n int) (x, y []float64) {
 	r := rand.New(rand.NewPCG(1, uint64(n)))
@@ -71,18 +81,15 @@ func benchData(n int) (x, y []float64) {
 
 // runBench runs body's function for every size and variant (body returns
 // nil for a variant that does not apply).
-func runBench(b *testing.B, bytesPerElem int, body func(name string, x, y []float64) func()) {
-	defer testhook.VecGeneric(false)
+func runBench(b *testing.B, bytesPerElem int, body func(name string, k vec.Kernels, x, y []float64) func()) {
 	for _, n := range benchSizes {
 		x, y := benchData(n)
-		for _, im := range benchImpls {
-			testhook.VecGeneric(im.generic)
-			f := body(im.name, x, y)
+		for _, name := range variants() {
+			f := body(name, kernels(name), x, y)
 			if f == nil {
 				continue
 			}
-			b.Run(fmt.Sprintf("n=%d/%s", n, im.name), func(b *testing.B) {
-				testhook.VecGeneric(im.generic)
+			b.Run(fmt.Sprintf("n=%d/%s", n, name), func(b *testing.B) {
 				b.SetBytes(int64(bytesPerElem * n))
 				b.ReportAllocs()
 				for b.Loop() {
@@ -94,21 +101,21 @@ func runBench(b *testing.B, bytesPerElem int, body func(name string, x, y []floa
 }
 
 func BenchmarkDot(b *testing.B) {
-	runBench(b, 16, func(name string, x, y []float64) func() {
+	runBench(b, 16, func(name string, k vec.Kernels, x, y []float64) func() {
 		if name == "naive" {
 			return func() { sink += naiveDot(x, y) }
 		}
-		return func() { sink += Dot(x, y) }
+		return func() { sink += k.Dot(x, y) }
 	})
 }
 
 func BenchmarkAxpy(b *testing.B) {
-	runBench(b, 24, func(name string, x, y []float64) func() {
+	runBench(b, 24, func(name string, k vec.Kernels, x, y []float64) func() {
 		// alpha is tiny so y stays bounded over billions of calls.
 		if name == "naive" {
 			return func() { naiveAxpy(1e-9, x, y) }
 		}
-		return func() { Axpy(1e-9, x, y) }
+		return func() { k.Axpy(1e-9, x, y) }
 	})
 }
 
@@ -119,11 +126,11 @@ func BenchmarkAxpy(b *testing.B) {
 // change from call to call, do not get. BenchmarkSoftThresholdFresh is that
 // case.
 func BenchmarkSoftThreshold(b *testing.B) {
-	runBench(b, 16, func(name string, x, y []float64) func() {
+	runBench(b, 16, func(name string, k vec.Kernels, x, y []float64) func() {
 		if name == "naive" {
 			return func() { naiveSoftThreshold(y, x, 0.5) }
 		}
-		return func() { SoftThreshold(y, x, 0.5) }
+		return func() { k.SoftThreshold(y, x, 0.5) }
 	})
 }
 
@@ -132,7 +139,6 @@ func BenchmarkSoftThreshold(b *testing.B) {
 // has not seen for at least 2^18 elements, as on a solver's iterates; the
 // pool stays in L3 cache, for every variant alike.
 func BenchmarkSoftThresholdFresh(b *testing.B) {
-	defer testhook.VecGeneric(false)
 	const pool = 1 << 18
 	p, _ := benchData(pool)
 	for _, n := range benchSizes {
@@ -140,13 +146,12 @@ func BenchmarkSoftThresholdFresh(b *testing.B) {
 			continue
 		}
 		dst := make([]float64, n)
-		for _, im := range benchImpls {
-			b.Run(fmt.Sprintf("n=%d/%s", n, im.name), func(b *testing.B) {
-				testhook.VecGeneric(im.generic)
-				f := SoftThreshold
-				if im.name == "naive" {
-					f = naiveSoftThreshold
-				}
+		for _, name := range variants() {
+			f := kernels(name).SoftThreshold
+			if name == "naive" {
+				f = naiveSoftThreshold
+			}
+			b.Run(fmt.Sprintf("n=%d/%s", n, name), func(b *testing.B) {
 				b.SetBytes(int64(16 * n))
 				b.ReportAllocs()
 				off := 0
@@ -162,11 +167,11 @@ func BenchmarkSoftThresholdFresh(b *testing.B) {
 }
 
 func BenchmarkNrm2(b *testing.B) {
-	runBench(b, 8, func(name string, x, y []float64) func() {
+	runBench(b, 8, func(name string, k vec.Kernels, x, y []float64) func() {
 		if name == "naive" {
 			return func() { sink += naiveNrm2(x) }
 		}
-		return func() { sink += Nrm2(x) }
+		return func() { sink += k.Nrm2(x) }
 	})
 }
 
@@ -197,54 +202,55 @@ func naiveSub(dst, x, y []float64) {
 }
 
 func BenchmarkAsum(b *testing.B) {
-	runBench(b, 8, func(name string, x, y []float64) func() {
+	runBench(b, 8, func(name string, k vec.Kernels, x, y []float64) func() {
 		switch name {
 		case "naive":
 			return func() { sink += naiveAsum(x) }
-		case "generic":
-			return nil // Asum does not use the kernels
+		case vec.Impl():
+			return func() { sink += vec.Asum(x) }
 		}
-		return func() { sink += Asum(x) }
+		return nil // the same code on every implementation
 	})
 }
 
 func BenchmarkScal(b *testing.B) {
-	runBench(b, 16, func(name string, x, y []float64) func() {
+	runBench(b, 16, func(name string, k vec.Kernels, x, y []float64) func() {
 		// alpha = -1 keeps y bounded (and normal) over any number of calls.
 		switch name {
 		case "naive":
 			return func() { naiveScal(-1, y) }
-		case "generic":
-			return nil // Scal does not use the kernels
+		case vec.Impl():
+			return func() { vec.Scal(-1, y) }
 		}
-		return func() { Scal(-1, y) }
+		return nil // the same code on every implementation
 	})
 }
 
 func BenchmarkAddScaledTo(b *testing.B) {
-	runBench(b, 24, func(name string, x, y []float64) func() {
+	runBench(b, 24, func(name string, k vec.Kernels, x, y []float64) func() {
 		dst := make([]float64, len(x))
 		if name == "naive" {
 			return func() { naiveAddScaledTo(dst, y, 0.5, x) }
 		}
-		return func() { AddScaledTo(dst, y, 0.5, x) }
+		return func() { k.AddScaledTo(dst, y, 0.5, x) }
 	})
 }
 
 func BenchmarkSub(b *testing.B) {
-	runBench(b, 24, func(name string, x, y []float64) func() {
+	runBench(b, 24, func(name string, k vec.Kernels, x, y []float64) func() {
 		dst := make([]float64, len(x))
 		if name == "naive" {
 			return func() { naiveSub(dst, x, y) }
 		}
-		return func() { Sub(dst, x, y) }
+		return func() { k.Sub(dst, x, y) }
 	})
 }
 
 // Matrix-vector products at the solvers' shapes: 1000 x 1000 (one 1-bit CS
-// product, the unit of cost), 200 x 1000 (a FISTA lasso) and 230 x 230 (the
-// multi-instance Gram matrix). SetBytes counts the matrix only.
-var matShapes = []struct{ rows, cols int }{{1000, 1000}, {200, 1000}, {230, 230}}
+// product, the unit of cost), 200 x 1000 (a FISTA lasso), 230 x 230 (the
+// multi-instance Gram matrix) and 4000 x 4000 (a matrix far larger than the
+// caches). SetBytes counts the matrix only.
+var matShapes = []struct{ rows, cols int }{{1000, 1000}, {200, 1000}, {230, 230}, {4000, 4000}}
 
 func naiveMulVec(dst, a []float64, rows, cols int, x []float64) {
 	for i := range dst {
@@ -265,30 +271,15 @@ func naiveMulTransVec(dst, a []float64, rows, cols int, x []float64) {
 	}
 }
 
-func benchMat(b *testing.B, trans bool) {
-	defer testhook.VecGeneric(false)
+// benchMat times body's function on every shape and variant.
+func benchMat(b *testing.B, body func(name string, k vec.Kernels, a []float64, rows, cols int) func()) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, s := range matShapes {
 		a := make([]float64, s.rows*s.cols)
 		fillNormal(r, a)
-		n, k := s.rows, s.cols
-		if trans {
-			n, k = k, n
-		}
-		x, dst := make([]float64, k), make([]float64, n)
-		fillNormal(r, x)
-		for _, im := range benchImpls {
-			b.Run(fmt.Sprintf("%dx%d/%s", s.rows, s.cols, im.name), func(b *testing.B) {
-				testhook.VecGeneric(im.generic)
-				f := func() { MulVec(dst, a, s.rows, s.cols, x) }
-				switch {
-				case trans && im.name == "naive":
-					f = func() { naiveMulTransVec(dst, a, s.rows, s.cols, x) }
-				case trans:
-					f = func() { MulTransVec(dst, a, s.rows, s.cols, x) }
-				case im.name == "naive":
-					f = func() { naiveMulVec(dst, a, s.rows, s.cols, x) }
-				}
+		for _, name := range variants() {
+			f := body(name, kernels(name), a, s.rows, s.cols)
+			b.Run(fmt.Sprintf("%dx%d/%s", s.rows, s.cols, name), func(b *testing.B) {
 				b.SetBytes(int64(8 * len(a)))
 				b.ReportAllocs()
 				for b.Loop() {
@@ -299,5 +290,82 @@ func benchMat(b *testing.B, trans bool) {
 	}
 }
 
-func BenchmarkMulVec(b *testing.B)      { benchMat(b, false) }
-func BenchmarkMulTransVec(b *testing.B) { benchMat(b, true) }
+func BenchmarkMulVec(b *testing.B) {
+	benchMat(b, func(name string, k vec.Kernels, a []float64, rows, cols int) func() {
+		x, dst := make([]float64, cols), make([]float64, rows)
+		fillNormal(rand.New(rand.NewPCG(3, 4)), x)
+		if name == "naive" {
+			return func() { naiveMulVec(dst, a, rows, cols, x) }
+		}
+		return func() { k.MulVec(dst, a, rows, cols, x) }
+	})
+}
+
+func BenchmarkMulTransVec(b *testing.B) {
+	benchMat(b, func(name string, k vec.Kernels, a []float64, rows, cols int) func() {
+		x, dst := make([]float64, rows), make([]float64, cols)
+		fillNormal(rand.New(rand.NewPCG(3, 4)), x)
+		if name == "naive" {
+			return func() { naiveMulTransVec(dst, a, rows, cols, x) }
+		}
+		return func() { k.MulTransVec(dst, a, rows, cols, x) }
+	})
+}
+
+// sweepPhi is the gradient map of 1-bit CS's one-sided quadratic loss,
+// min(y_i (Ax)_i, 0)^2/2 with y_i = ±1: w_i = y_i min(y_i (Ax)_i, 0).
+func sweepPhi(y []float64) func(i int, v float64) float64 {
+	return func(i int, v float64) float64 { return y[i] * min(y[i]*v, 0) }
+}
+
+// BenchmarkGradSweep times GradSweep ("<impl>") against what it replaces,
+// MulVec, the map and MulTransVec ("<impl>-two"), with the 1-bit CS map, and
+// the plain loops ("naive"). SetBytes counts the matrix once.
+func BenchmarkGradSweep(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, s := range matShapes {
+		a := make([]float64, s.rows*s.cols)
+		fillNormal(r, a)
+		x, y := make([]float64, s.cols), make([]float64, s.rows)
+		fillNormal(r, x)
+		for i := range y {
+			y[i] = float64(1 - 2*r.IntN(2))
+		}
+		ax, g, w := make([]float64, s.rows), make([]float64, s.cols), make([]float64, s.rows)
+		phi := sweepPhi(y)
+		var fs []func()
+		var names []string
+		for _, name := range variants() {
+			k := kernels(name)
+			switch name {
+			case "naive":
+				names = append(names, name)
+				fs = append(fs, func() {
+					naiveMulVec(ax, a, s.rows, s.cols, x)
+					for i, v := range ax {
+						w[i] = phi(i, v)
+					}
+					naiveMulTransVec(g, a, s.rows, s.cols, w)
+				})
+			default:
+				names = append(names, name, name+"-two")
+				fs = append(fs, func() { k.GradSweep(ax, g, a, s.cols, x, phi) }, func() {
+					k.MulVec(ax, a, s.rows, s.cols, x)
+					for i, v := range ax {
+						w[i] = phi(i, v)
+					}
+					k.MulTransVec(g, a, s.rows, s.cols, w)
+				})
+			}
+		}
+		for i, f := range fs {
+			b.Run(fmt.Sprintf("%dx%d/%s", s.rows, s.cols, names[i]), func(b *testing.B) {
+				b.SetBytes(int64(8 * len(a)))
+				b.ReportAllocs()
+				for b.Loop() {
+					f()
+				}
+			})
+		}
+	}
+}

@@ -103,5 +103,51 @@ func ExampleScal() {
 // Impl depends on the CPU (and on GODEBUG and the purego build tag), so
 // this example has no fixed output and is compiled but not run by go test.
 func ExampleImpl() {
-	fmt.Println("kernels:", vec.Impl()) // "avx2", "neon" or "generic"
+	fmt.Println("kernels:", vec.Impl()) // "avx512", "avx2", "neon" or "generic"
+}
+
+// Every implementation this CPU can run is a Kernels value, whose methods
+// are the package functions on that implementation: here each one's Dot
+// side by side (the list depends on the CPU; "generic" is always last and
+// always there), without switching what the package functions run.
+func ExampleImplementations() {
+	x, y := []float64{1, 2, 3, 4}, []float64{0.5, 0.25, -1, 2}
+	ks := vec.Implementations()
+	for _, k := range ks {
+		_ = k.Dot(x, y) // 6 on each: exact values, no rounding
+	}
+	last := ks[len(ks)-1]
+	fmt.Println(last.Name(), last.Dot(x, y))
+	k, ok := vec.Lookup("generic")
+	fmt.Println(k.Name(), ok)
+	_, ok = vec.Lookup("sse2")
+	fmt.Println(ok)
+	// Output:
+	// generic 6
+	// generic true
+	// false
+}
+
+// GradSweep computes A x and the gradient A^T w of a loss that sees row i
+// only through (Ax)_i, in one pass over A: here the one-sided quadratic of
+// 1-bit compressive sensing, loss_i = min(y_i (Ax)_i, 0)^2 / 2, whose
+// derivative is w_i = y_i min(y_i (Ax)_i, 0). The closure accumulates the
+// loss as GradSweep calls it, once per row, in order.
+func ExampleGradSweep() {
+	a := []float64{ // 3 x 2, row-major
+		1, 2,
+		-1, 0.5,
+		0.5, -1,
+	}
+	x := []float64{1, 1}
+	y := []float64{1, 1, -1} // the measured signs
+	ax, g := make([]float64, 3), make([]float64, 2)
+	loss := 0.0
+	vec.GradSweep(ax, g, a, 2, x, func(i int, v float64) float64 {
+		m := min(y[i]*v, 0) // negative where the sign of (Ax)_i is wrong
+		loss += m * m / 2
+		return y[i] * m
+	})
+	fmt.Println(ax, g, loss)
+	// Output: [3 -0.5 -0.5] [0.5 -0.25] 0.125
 }

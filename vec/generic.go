@@ -1,20 +1,17 @@
 package vec
 
-import (
-	"math"
-
-	"github.com/neadmm/neadmm/internal/testhook"
-)
+import "math"
 
 // Portable reference kernels: always compiled, so tests on every machine can
-// compare the accelerated code against them, and used wherever there is no
-// assembly (other architectures, the purego tag, CPUs without AVX2+FMA).
+// compare the accelerated code against them, and the "generic"
+// implementation wherever it runs (other architectures, the purego tag,
+// CPUs without AVX2+FMA, and in tests on every machine).
 // Loops are written so the compiler removes every bounds check: the
 // "for len(x) >= 4" form lets it prove x[0..3] and x[4:] in range.
 
 // dotGeneric returns sum x[i]*y[i] for len(y) >= len(x). Four independent
 // partial sums hide the add latency (2x a single sum on amd64).
-func dotGeneric(x, y []float64) float64 {
+func dotGeneric(x, y []float64, _ level) float64 {
 	var s0, s1, s2, s3 float64
 	y = y[:len(x)]
 	for len(x) >= 4 && len(y) >= 4 {
@@ -35,7 +32,7 @@ func dotGeneric(x, y []float64) float64 {
 // as long as dst. Each group of four is loaded before it is stored, so dst
 // may be x or y. (The compiler fuses the multiply-add on arm64, ppc64 and
 // s390x, not on amd64: both are correct, see Axpy.)
-func axpyToGeneric(dst []float64, alpha float64, x, y []float64) {
+func axpyToGeneric(dst []float64, alpha float64, x, y []float64, _ level) {
 	x, y = x[:len(dst)], y[:len(dst)]
 	for len(dst) >= 4 && len(x) >= 4 && len(y) >= 4 {
 		d0 := alpha*x[0] + y[0]
@@ -63,7 +60,7 @@ func axpyToGeneric(dst []float64, alpha float64, x, y []float64) {
 // loop when each call gets new data, as a solver's iterates do, but only
 // 1.1-1.2x when the same vector comes back every call, as the branch
 // predictor then learns its pattern.
-func softThresholdGeneric(dst, x []float64, t float64) {
+func softThresholdGeneric(dst, x []float64, t float64, _ level) {
 	x = x[:len(dst)]
 	tb, mtb := math.Float64bits(t), math.Float64bits(-t)
 	for i, v := range x {
@@ -78,9 +75,5 @@ func softThresholdGeneric(dst, x []float64, t float64) {
 	}
 }
 
-func init() {
-	testhook.VecGeneric = func(generic bool) bool {
-		accel = hasAccel && !generic
-		return hasAccel
-	}
-}
+// sumSquaresGeneric returns sum x[i]^2, Nrm2's fast path.
+func sumSquaresGeneric(x []float64, _ level) float64 { return dotGeneric(x, x, generic) }

@@ -1,4 +1,4 @@
-package vec
+package vec_test
 
 import (
 	"fmt"
@@ -7,6 +7,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/neadmm/neadmm/internal/guard"
+	"github.com/neadmm/neadmm/vec"
 )
 
 // bigNrm2 is the exact norm rounded once: the sum of squares in 2000-bit
@@ -76,14 +79,13 @@ func TestNrm2(t *testing.T) {
 					x[i] *= sc
 				}
 				want := refNrm2(x)
-				for off := 0; off < 4; off++ {
-					g := newGuarded(n, off)
-					copy(g.data, x)
-					got := Nrm2(g.data)
+				for off := range guard.Offsets {
+					g := guard.Of(x, off)
+					got := vec.Nrm2(g.S())
 					if math.Abs(got-want) > nrm2Tol(n, want) || math.IsNaN(got) {
 						t.Fatalf("n=%d scale=%g off=%d: Nrm2 = %v, want %v", n, sc, off, got, want)
 					}
-					g.check(t, fmt.Sprintf("Nrm2 n=%d scale=%g off=%d", n, sc, off))
+					checkGuards(t, fmt.Sprintf("Nrm2 n=%d scale=%g off=%d", n, sc, off))
 				}
 			}
 		}
@@ -92,8 +94,8 @@ func TestNrm2(t *testing.T) {
 		mixed := []float64{1e-300, 3e300, -2e-310, 4e300, 1e-320}
 		for range 2 {
 			want := bigNrm2(mixed)
-			if got := Nrm2(mixed); math.Abs(got-want) > nrm2Tol(len(mixed), want) {
-				t.Errorf("Nrm2(%v) = %v, want %v", mixed, got, want)
+			if got := vec.Nrm2(mixed); math.Abs(got-want) > nrm2Tol(len(mixed), want) {
+				t.Errorf("vec.Nrm2(%v) = %v, want %v", mixed, got, want)
 			}
 			slices.Reverse(mixed)
 		}
@@ -125,9 +127,9 @@ func TestNrm2Special(t *testing.T) {
 			{[]float64{nan, -inf, 0, 0, 0, 0, 0, 0, 0}, nan},
 			{[]float64{1e-300, nan}, nan},
 		} {
-			got := Nrm2(c.x)
+			got := vec.Nrm2(c.x)
 			if !sameFloat(got, c.want) {
-				t.Errorf("Nrm2(%v) = %v, want %v", c.x, got, c.want)
+				t.Errorf("vec.Nrm2(%v) = %v, want %v", c.x, got, c.want)
 			}
 		}
 	})
@@ -165,14 +167,13 @@ func TestAsum(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(15, 16))
 		for _, n := range testLengths() {
-			for off := 0; off < 4; off++ {
-				g := newGuarded(n, off)
-				fillNormal(r, g.data)
-				want := refAsum(g.data)
-				if got := Asum(g.data); math.Abs(got-want) > asumTol(n, want) {
+			for off := range guard.Offsets {
+				g := guarded(r, n, off)
+				want := refAsum(g.S())
+				if got := vec.Asum(g.S()); math.Abs(got-want) > asumTol(n, want) {
 					t.Fatalf("n=%d off=%d: Asum = %v, want %v", n, off, got, want)
 				}
-				g.check(t, fmt.Sprintf("Asum n=%d off=%d", n, off))
+				checkGuards(t, fmt.Sprintf("Asum n=%d off=%d", n, off))
 			}
 		}
 		for _, c := range []struct {
@@ -189,8 +190,8 @@ func TestAsum(t *testing.T) {
 			{[]float64{-math.MaxFloat64, 0, 0, 0, math.MaxFloat64}, math.Inf(1)},
 			{[]float64{5e-324, -5e-324, 5e-324}, 1.5e-323},
 		} {
-			if got := Asum(c.x); !sameFloat(got, c.want) {
-				t.Errorf("Asum(%v) = %v, want %v", c.x, got, c.want)
+			if got := vec.Asum(c.x); !sameFloat(got, c.want) {
+				t.Errorf("vec.Asum(%v) = %v, want %v", c.x, got, c.want)
 			}
 		}
 	})
@@ -201,24 +202,23 @@ func TestScal(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(17, 18))
 		for _, n := range testLengths() {
-			for off := 0; off < 4; off++ {
+			for off := range guard.Offsets {
 				alpha := alphas[(n+off)%len(alphas)]
-				g := newGuarded(n, off)
-				fillNormal(r, g.data)
+				g := guarded(r, n, off)
 				// Special values in the first, middle and last places.
 				for k, i := range []int{0, n / 2, n - 1} {
 					if i >= 0 && i < n {
-						g.data[i] = specials[(n+k)%len(specials)]
+						g.S()[i] = specials[(n+k)%len(specials)]
 					}
 				}
-				x0 := append([]float64(nil), g.data...)
-				Scal(alpha, g.data)
-				for i, got := range g.data {
+				x0 := append([]float64(nil), g.S()...)
+				vec.Scal(alpha, g.S())
+				for i, got := range g.S() {
 					if want := x0[i] * alpha; !sameFloat(got, want) {
 						t.Fatalf("n=%d off=%d alpha=%v i=%d: %v*alpha = %v, want %v", n, off, alpha, i, x0[i], got, want)
 					}
 				}
-				g.check(t, fmt.Sprintf("Scal n=%d off=%d", n, off))
+				checkGuards(t, fmt.Sprintf("Scal n=%d off=%d", n, off))
 			}
 		}
 	})
@@ -232,13 +232,13 @@ func TestAddScaledToAndSub(t *testing.T) {
 			x[n-1], y[n-2], x[n-3], y[n-3] = math.NaN(), math.Inf(1), math.Copysign(0, -1), 0
 		}
 		alpha := r.NormFloat64()
-		AddScaledTo(d, y, alpha, x)
+		vec.AddScaledTo(d, y, alpha, x)
 		for i, got := range d {
 			if !axpyOK(got, alpha, x[i], y[i]) {
 				t.Fatalf("AddScaledTo %s i=%d: %v + %v*%v = %v", what, i, y[i], alpha, x[i], got)
 			}
 		}
-		Sub(d, x, y)
+		vec.Sub(d, x, y)
 		for i, got := range d {
 			if want := x[i] - y[i]; !sameFloat(got, want) {
 				t.Fatalf("Sub %s i=%d: %v - %v = %v, want %v", what, i, x[i], y[i], got, want)
@@ -246,14 +246,14 @@ func TestAddScaledToAndSub(t *testing.T) {
 		}
 		// dst aliasing either input.
 		x0, y0 := append([]float64(nil), x...), append([]float64(nil), y...)
-		AddScaledTo(x, y, alpha, x)
-		Sub(y, x0, y)
+		vec.AddScaledTo(x, y, alpha, x)
+		vec.Sub(y, x0, y)
 		for i := range x0 {
 			if !axpyOK(x[i], alpha, x0[i], y0[i]) {
-				t.Fatalf("AddScaledTo(x, y, alpha, x) %s i=%d: %v", what, i, x[i])
+				t.Fatalf("vec.AddScaledTo(x, y, alpha, x) %s i=%d: %v", what, i, x[i])
 			}
 			if want := x0[i] - y0[i]; !sameFloat(y[i], want) {
-				t.Fatalf("Sub(y, x, y) %s i=%d: %v, want %v", what, i, y[i], want)
+				t.Fatalf("vec.Sub(y, x, y) %s i=%d: %v, want %v", what, i, y[i], want)
 			}
 		}
 	})
@@ -262,9 +262,9 @@ func TestAddScaledToAndSub(t *testing.T) {
 		for _, a := range specials {
 			for _, b := range specials {
 				d := []float64{0}
-				Sub(d, []float64{a}, []float64{b})
+				vec.Sub(d, []float64{a}, []float64{b})
 				if want := a - b; !sameFloat(d[0], want) {
-					t.Errorf("Sub(%v, %v) = %v, want %v", a, b, d[0], want)
+					t.Errorf("vec.Sub(%v, %v) = %v, want %v", a, b, d[0], want)
 				}
 			}
 		}
@@ -291,9 +291,10 @@ func refMulVec(a []float64, rows, cols int, x []float64, trans bool) (y, abs []f
 	return y, abs
 }
 
-// TestMulVec checks MulVec and MulTransVec for every shape up to 40 x 40
-// and some large and odd ones, with the matrix, x and dst each at every
-// offset 0..3 inside guard bands, against refMulVec. Each entry is a dot
+// TestMulVec checks MulVec and MulTransVec for every shape up to 40 x 40,
+// every length up to 300 with 4, 5, 7 and 9 for the other dimension, and
+// some large and odd shapes, with the matrix, x and dst each at every
+// offset 0..7 inside guard bands, against refMulVec. Each entry is a dot
 // product of length k (MulTransVec accumulates it one row, fused or not, at
 // a time), so it gets Dot's bound, dotTol(k, sum_j |a_ij x_j|): any order,
 // fused or not, is within gamma_k of the exact sum, and refDot within about
@@ -307,6 +308,9 @@ func TestMulVec(t *testing.T) {
 			cases = append(cases, dims{rows, cols})
 		}
 	}
+	for n := 41; n <= 300; n++ {
+		cases = append(cases, dims{4, n}, dims{5, n}, dims{n, 7}, dims{n, 9})
+	}
 	cases = append(cases, dims{33, 65}, dims{100, 37}, dims{257, 130}, dims{5, 1031},
 		dims{1031, 5}, dims{1, 4097}, dims{4097, 1}, dims{67, 129})
 	forEachImpl(t, func(t *testing.T) {
@@ -317,30 +321,26 @@ func TestMulVec(t *testing.T) {
 				if trans {
 					n, k = k, n
 				}
-				for off := 0; off < 4; off++ {
-					ga := newGuarded(c.rows*c.cols, off)
-					gx, gd := newGuarded(k, (off+1)%4), newGuarded(n, (off+2)%4)
-					a := ga.data
-					fillNormal(r, a)
-					fillNormal(r, gx.data)
-					fillNormal(r, gd.data) // must be overwritten
+				for off := range guard.Offsets {
+					ga := guarded(r, c.rows*c.cols, off)
+					gx := guarded(r, k, vecOffset(off, 1))
+					gd := guarded(r, n, vecOffset(off, 2)) // must be overwritten
+					a := ga.S()
 					name := "MulVec"
 					if trans {
 						name = "MulTransVec"
-						MulTransVec(gd.data, a, c.rows, c.cols, gx.data)
+						vec.MulTransVec(gd.S(), a, c.rows, c.cols, gx.S())
 					} else {
-						MulVec(gd.data, a, c.rows, c.cols, gx.data)
+						vec.MulVec(gd.S(), a, c.rows, c.cols, gx.S())
 					}
 					what := fmt.Sprintf("%s %dx%d off=%d", name, c.rows, c.cols, off)
-					want, abs := refMulVec(a, c.rows, c.cols, gx.data, trans)
-					for i, got := range gd.data {
+					want, abs := refMulVec(a, c.rows, c.cols, gx.S(), trans)
+					for i, got := range gd.S() {
 						if math.Abs(got-want[i]) > dotTol(k, abs[i]) || (k == 0 && got != 0) {
 							t.Fatalf("%s entry %d: %v, want %v", what, i, got, want[i])
 						}
 					}
-					ga.check(t, what+" a")
-					gx.check(t, what+" x")
-					gd.check(t, what+" dst")
+					checkGuards(t, what+" (a, x, dst)", ga, gx, gd)
 				}
 			}
 		}
@@ -362,8 +362,8 @@ func TestMulVecNaN(t *testing.T) {
 		for k := range a {
 			fillNormal(r, a)
 			a[k] = math.NaN()
-			MulVec(y, a, rows, cols, x)
-			MulTransVec(yt, a, rows, cols, xt)
+			vec.MulVec(y, a, rows, cols, x)
+			vec.MulTransVec(yt, a, rows, cols, xt)
 			for i, v := range y {
 				if math.IsNaN(v) != (i == k/cols) {
 					t.Fatalf("NaN at A[%d][%d]: MulVec entry %d = %v", k/cols, k%cols, i, v)

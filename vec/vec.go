@@ -1,12 +1,25 @@
 // Package vec holds the dense float64 kernels every solver in this module is
-// built on: Dot, Axpy and SoftThreshold in hand-written assembly (AVX2+FMA on
-// amd64, NEON on arm64) with pure-Go fallbacks, and helpers built on them
-// (Nrm2, Asum, Scal, AddScaledTo, Sub, MulVec, MulTransVec).
+// built on: Dot, Axpy, SoftThreshold, Nrm2, MulVec, MulTransVec and
+// GradSweep in hand-written assembly (AVX-512 and AVX2+FMA on amd64, NEON
+// on arm64) with pure-Go fallbacks, and helpers built on them (Asum, Scal,
+// AddScaledTo, Sub).
 //
-// The implementation is chosen once at start-up from golang.org/x/sys/cpu:
-// "avx2" needs AVX2 and FMA, "neon" needs ASIMD, and everything else, the
-// purego build tag, other compilers and GODEBUG=cpu.avx2=off, cpu.fma=off,
-// cpu.asimd=off or cpu.all=off select "generic". Impl reports which one runs.
+// # Implementations
+//
+// The package functions run the best implementation the CPU has, chosen
+// once at start-up from golang.org/x/sys/cpu:
+//
+//	"avx512"   amd64 with AVX-512F, AVX2 and FMA
+//	"avx2"     amd64 with AVX2 and FMA
+//	"neon"     arm64 (ASIMD)
+//	"generic"  everything else, the purego build tag and compilers other than gc
+//
+// GODEBUG steps down: cpu.avx512f=off selects "avx2"; cpu.avx2=off,
+// cpu.fma=off, cpu.asimd=off or cpu.all=off select "generic". Impl reports
+// the choice. Implementations lists every implementation this CPU can run
+// and Lookup returns one by name, as a Kernels value whose methods are the
+// package functions on that implementation: benchmarks and differential
+// tests use them side by side, without a process-wide switch.
 //
 // Results agree across implementations to the rounding error bounds stated
 // on each function, not bit for bit: the accelerated code fuses multiplies
@@ -18,8 +31,6 @@
 // with the function's name in the message. No function allocates, and all
 // are safe for concurrent use on slices that are not written concurrently.
 package vec
-
-import "math"
 
 // Dot returns sum x[i]*y[i]. It panics if len(x) != len(y).
 //
@@ -34,12 +45,7 @@ import "math"
 //	Dot(x, y) = NaN if it sums x[i]*y[i] = +Inf and x[j]*y[j] = -Inf
 //	Dot(x, y) = ±Inf or NaN if finite products overflow; which one can
 //	depend on the evaluation order
-func Dot(x, y []float64) float64 {
-	if len(x) != len(y) {
-		panic("vec.Dot: slices have different lengths")
-	}
-	return dot(x, y) // every kernel returns 0 for n = 0
-}
+func Dot(x, y []float64) float64 { return active.Dot(x, y) }
 
 // Axpy sets y[i] += alpha*x[i]. It panics if len(x) != len(y).
 // y may be x. Each y[i] is either the fused result (alpha*x[i] + y[i]
@@ -47,12 +53,7 @@ func Dot(x, y []float64) float64 {
 // (alpha*x[i] rounded first), so paths can differ by one rounding of
 // alpha*x[i]. Special cases are those of IEEE arithmetic, e.g. y[i] = NaN
 // if alpha*x[i] is 0*Inf.
-func Axpy(alpha float64, x, y []float64) {
-	if len(x) != len(y) {
-		panic("vec.Axpy: slices have different lengths")
-	}
-	axpyTo(y, alpha, x, y)
-}
+func Axpy(alpha float64, x, y []float64) { active.Axpy(alpha, x, y) }
 
 // SoftThreshold sets dst[i] = sign(x[i])*max(|x[i]|-t, 0), the proximal
 // operator of t*||.||_1: x[i] - t, x[i] + t (each rounded once) or 0, the
@@ -65,21 +66,4 @@ func Axpy(alpha float64, x, y []float64) {
 //	SoftThreshold(NaN) = NaN
 //	SoftThreshold(±Inf) = ±Inf
 //	SoftThreshold(x) = +0 for |x| <= t (also for x = -0)
-func SoftThreshold(dst, x []float64, t float64) {
-	if len(dst) != len(x) {
-		panic("vec.SoftThreshold: slices have different lengths")
-	}
-	if !(t >= 0) || math.IsInf(t, 1) {
-		panic("vec.SoftThreshold: threshold must be finite and non-negative")
-	}
-	softThreshold(dst, x, t)
-}
-
-// Impl returns the name of the kernel implementation in use: "avx2", "neon"
-// or "generic".
-func Impl() string {
-	if accel {
-		return accelName
-	}
-	return "generic"
-}
+func SoftThreshold(dst, x []float64, t float64) { active.SoftThreshold(dst, x, t) }

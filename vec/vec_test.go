@@ -1,4 +1,4 @@
-package vec
+package vec_test
 
 import (
 	"fmt"
@@ -6,90 +6,32 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 
-	"github.com/neadmm/neadmm/internal/testhook"
+	"github.com/neadmm/neadmm/internal/guard"
+	"github.com/neadmm/neadmm/internal/vectest"
+	"github.com/neadmm/neadmm/vec"
 )
 
 // eps is the spacing of float64 at 1 (2^-52, twice the unit roundoff u).
 const eps = 0x1p-52
 
-// forEachImpl runs f as a subtest once on the generic kernels and once on
-// the accelerated ones (skipped, visibly, when this build or CPU has none),
-// restoring the start-up choice afterwards.
+// forEachImpl runs f as a subtest on every implementation this CPU can run
+// (vectest.ForEach: the package functions are switched to it).
 func forEachImpl(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
-	for _, generic := range []bool{true, false} {
-		name := "generic"
-		if !generic {
-			name = accelName
-		}
-		t.Run(name, func(t *testing.T) {
-			if !testhook.VecGeneric(generic) && !generic {
-				t.Skip("no accelerated implementation in this build or on this CPU")
-			}
-			t.Cleanup(func() { testhook.VecGeneric(false) })
-			want := "generic"
-			if !generic {
-				want = accelName
-			}
-			if got := Impl(); got != want {
-				t.Fatalf("Impl() = %q, want %q", got, want)
-			}
-			f(t)
-		})
-	}
-}
-
-// Guard sentinels are signalling NaNs with a payload unique to each buffer,
-// compared bit for bit: arithmetic on one quiets it (sets bit 51) and a
-// stray copy brings another buffer's payload, so a kernel that reads a
-// guard and writes the result over another guard is caught too.
-var guardSeq atomic.Uint64
-
-const guardLen = 8
-
-// guarded is a vector inside a larger buffer: off extra sentinels, then
-// guardLen sentinels, the data, guardLen sentinels.
-type guarded struct {
-	buf  []float64
-	lo   int // index of the first data element in buf
-	bits uint64
-	data []float64
-}
-
-func newGuarded(n, off int) guarded {
-	bits := 0x7ff0_0000_0000_0000 | (guardSeq.Add(1)&0xffff_ffff)<<8 | 1
-	buf := make([]float64, off+2*guardLen+n)
-	for i := range buf {
-		buf[i] = math.Float64frombits(bits)
-	}
-	lo := off + guardLen
-	return guarded{buf: buf, lo: lo, bits: bits, data: buf[lo : lo+n : lo+n]}
-}
-
-// check reports any sentinel that was overwritten.
-func (g guarded) check(t *testing.T, what string) {
-	t.Helper()
-	for i, v := range g.buf {
-		if i >= g.lo && i < g.lo+len(g.data) {
-			continue
-		}
-		if math.Float64bits(v) != g.bits {
-			t.Fatalf("%s: guard element %d (data at %d..%d) overwritten with %v (%#x)", what, i, g.lo, g.lo+len(g.data), v, math.Float64bits(v))
-		}
-	}
+	vectest.ForEach(t, func(t *testing.T, _ vec.Kernels) { f(t) })
 }
 
 // testLengths is every length 0..300 and a few large ones that end in every
-// tail length of the unrolled loops.
+// tail length of the unrolled loops, on both sides of the lengths where
+// the avx512 level's Dot changes kernels (4096 and 24576).
 func testLengths() []int {
 	var ns []int
 	for n := 0; n <= 300; n++ {
 		ns = append(ns, n)
 	}
-	return append(ns, 4097, 65537)
+	return append(ns, 4096, 4097, 24577, 65537)
 }
 
 func fillNormal(r *rand.Rand, x []float64) {
@@ -98,35 +40,51 @@ func fillNormal(r *rand.Rand, x []float64) {
 	}
 }
 
+// guarded returns a guarded vector of n N(0,1) values at offset off.
+func guarded(r *rand.Rand, n, off int) *guard.Vec {
+	g := guard.New(n, off)
+	fillNormal(r, g.S())
+	return g
+}
+
+// checkGuards fails the test if a sentinel around any of gs changed.
+func checkGuards(t *testing.T, what string, gs ...*guard.Vec) {
+	t.Helper()
+	for j, g := range gs {
+		if err := g.Check(); err != nil {
+			t.Fatalf("%s, vector %d: %v", what, j, err)
+		}
+	}
+}
+
+// vecOffset is the offset of vector j of a test case at offset off: each
+// vector takes every offset 0..7 as off does, no two share one, and so their
+// alignments relative to each other vary too.
+func vecOffset(off, j int) int { return (off + 3*j) % guard.Offsets }
+
 // sweep runs f on a pair of guarded N(0,1) vectors for every test length
-// and offsets 0..3 (x at off, y at 3-off, so their alignments differ), on
-// each implementation, and then checks both guard bands.
+// and offsets 0..7 (see vecOffset), on each implementation, and then checks
+// both guard bands.
 func sweep(t *testing.T, seed uint64, f func(t *testing.T, r *rand.Rand, x, y []float64, what string)) {
 	sweepK(t, seed, 2, func(t *testing.T, r *rand.Rand, v [][]float64, what string) {
 		f(t, r, v[0], v[1], what)
 	})
 }
 
-// sweepK is sweep for k <= 4 guarded vectors: for off = 0..3, v[0] is at
-// offset off, v[1] at 3-off, v[2] at (off+2)%4 and v[3] at off^1, so that
-// each vector takes every offset and no two share one.
+// sweepK is sweep for k guarded vectors.
 func sweepK(t *testing.T, seed uint64, k int, f func(t *testing.T, r *rand.Rand, v [][]float64, what string)) {
-	offs := func(off int) [4]int { return [4]int{off, 3 - off, (off + 2) % 4, off ^ 1} }
 	forEachImpl(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, seed+1))
-		gs, v := make([]guarded, k), make([][]float64, k)
+		gs, v := make([]*guard.Vec, k), make([][]float64, k)
 		for _, n := range testLengths() {
-			for off := 0; off < 4; off++ {
+			for off := range guard.Offsets {
 				for j := range gs {
-					gs[j] = newGuarded(n, offs(off)[j])
-					v[j] = gs[j].data
-					fillNormal(r, v[j])
+					gs[j] = guarded(r, n, vecOffset(off, j))
+					v[j] = gs[j].S()
 				}
 				what := fmt.Sprintf("n=%d off=%d", n, off)
 				f(t, r, v, what)
-				for j, g := range gs {
-					g.check(t, fmt.Sprintf("%s vector %d", what, j))
-				}
+				checkGuards(t, what, gs...)
 			}
 		}
 	})
@@ -166,14 +124,14 @@ func dotTol(n int, abs float64) float64 {
 func TestDot(t *testing.T) {
 	sweep(t, 1, func(t *testing.T, r *rand.Rand, x, y []float64, what string) {
 		want, abs := refDot(x, y)
-		got := Dot(x, y)
+		got := vec.Dot(x, y)
 		if math.Abs(got-want) > dotTol(len(x), abs) || (len(x) == 0 && got != 0) {
 			t.Fatalf("%s: Dot = %v, want %v (tol %g)", what, got, want, dotTol(len(x), abs))
 		}
 	})
 }
 
-// TestDotAlias checks Dot(x, x), which Nrm2 relies on.
+// TestDotAlias checks vec.Dot(x, x), which Nrm2 relies on.
 func TestDotAlias(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(3, 4))
@@ -181,8 +139,8 @@ func TestDotAlias(t *testing.T) {
 			x := make([]float64, n)
 			fillNormal(r, x)
 			want, abs := refDot(x, x)
-			if got := Dot(x, x); math.Abs(got-want) > dotTol(n, abs) {
-				t.Errorf("n=%d: Dot(x, x) = %v, want %v", n, got, want)
+			if got := vec.Dot(x, x); math.Abs(got-want) > dotTol(n, abs) {
+				t.Errorf("n=%d: vec.Dot(x, x) = %v, want %v", n, got, want)
 			}
 		}
 	})
@@ -234,7 +192,7 @@ func TestDotSpecial(t *testing.T) {
 						for k := range x {
 							naive += x[k] * y[k]
 						}
-						got := Dot(x, y)
+						got := vec.Dot(x, y)
 						if class(got) != class(naive) {
 							t.Fatalf("n=%d x[%d]=x[%d]=%v y[%d]=%v: Dot = %v, plain loop %v", n, i, j, sx, i, sy, got, naive)
 						}
@@ -248,14 +206,14 @@ func TestDotSpecial(t *testing.T) {
 				}
 			}
 		}
-		if got := Dot([]float64{math.Inf(1), math.Inf(1)}, []float64{1, -1}); !math.IsNaN(got) {
+		if got := vec.Dot([]float64{math.Inf(1), math.Inf(1)}, []float64{1, -1}); !math.IsNaN(got) {
 			t.Errorf("Dot of opposite infinite products = %v, want NaN", got)
 		}
-		if got := Dot([]float64{1e200, 1e200}, []float64{1e200, 1e200}); !math.IsInf(got, 1) {
+		if got := vec.Dot([]float64{1e200, 1e200}, []float64{1e200, 1e200}); !math.IsInf(got, 1) {
 			t.Errorf("Dot overflowing = %v, want +Inf", got)
 		}
-		if got := Dot([]float64{math.Inf(1)}, []float64{0}); !math.IsNaN(got) {
-			t.Errorf("Dot(Inf, 0) = %v, want NaN", got)
+		if got := vec.Dot([]float64{math.Inf(1)}, []float64{0}); !math.IsNaN(got) {
+			t.Errorf("vec.Dot(Inf, 0) = %v, want NaN", got)
 		}
 	})
 }
@@ -279,7 +237,7 @@ func TestAxpy(t *testing.T) {
 	sweep(t, 7, func(t *testing.T, r *rand.Rand, x, y []float64, what string) {
 		y0 := append([]float64(nil), y...)
 		alpha := r.NormFloat64()
-		Axpy(alpha, x, y)
+		vec.Axpy(alpha, x, y)
 		for i, got := range y {
 			if !axpyOK(got, alpha, x[i], y0[i]) {
 				t.Fatalf("%s i=%d: y = %v, want %v + %v*%v", what, i, got, y0[i], alpha, x[i])
@@ -299,7 +257,7 @@ func TestAxpySpecial(t *testing.T) {
 						for i := range x {
 							x[i], y[i] = sx, sy
 						}
-						Axpy(alpha, x, y)
+						vec.Axpy(alpha, x, y)
 						for i, got := range y {
 							if !axpyOK(got, alpha, sx, sy) {
 								t.Fatalf("n=%d i=%d: %v + %v*%v = %v", n, i, sy, alpha, sx, got)
@@ -319,68 +277,106 @@ func TestAxpyAlias(t *testing.T) {
 			x := make([]float64, n)
 			fillNormal(r, x)
 			x0 := append([]float64(nil), x...)
-			Axpy(0.75, x, x) // y += alpha*y
+			vec.Axpy(0.75, x, x) // y += alpha*y
 			for i := range x {
 				if !axpyOK(x[i], 0.75, x0[i], x0[i]) {
-					t.Fatalf("n=%d i=%d: Axpy(0.75, x, x) gave %v from %v", n, i, x[i], x0[i])
+					t.Fatalf("n=%d i=%d: vec.Axpy(0.75, x, x) gave %v from %v", n, i, x[i], x0[i])
 				}
 			}
 		}
 	})
 }
 
-// TestSwitchChangesPath checks that the test hook really changes the code
-// that runs, not just what Impl reports, with two inputs whose results
-// tell the kernels apart bit for bit.
+// TestSwitchChangesPath checks that the switch really changes the code that
+// runs, not just what Impl reports, with inputs whose results tell the
+// kernels apart bit for bit: every implementation must give a different
+// signature, and the generic one the value its order implies.
 //
-// Dot, every architecture: x[0] = 1 and x[i] = 2^-53 at every other
-// multiple of 4, y = 1, so all products are exact. dotGeneric adds index 0
-// and every multiple of 4 into the same partial sum, in order: each 2^-53
-// is a tie that rounds back to 1, and the result is exactly 1. A kernel
-// that spreads the elements over more accumulators or lanes (NEON: 8
-// registers of 2, AVX2: 4 or 8 of 4) adds some 2^-53 together before they
-// meet the 1 and returns more than 1 (96 to 112 ulps more at n = 1024).
+// Dot and Nrm2: x[0] = 1 and x[i] = 2^-53 (Dot, y = 1) or x[i]^2 = 2^-54
+// (Nrm2) at every i = 0 or 4 modulo 32, n = 1024, so all products are
+// exact. Each small term is at most half an ulp of 1: added to the 1 alone
+// it rounds back to 1, but summed apart first it shows. dotGeneric adds
+// every multiple of 4 into the partial sum that holds the 1: exactly 1.
+// AVX2 (lanes of 4, eight 4-lane sums over 32 elements) keeps the i = 4
+// terms apart, AVX-512 (lanes of 8 over 64 elements) the i = 32 and the
+// i = 4 terms, NEON (lanes of 2, eight sums over 16) the i = 4 terms: three
+// different results above 1.
+//
+// MulVec: four equal rows like Dot's x with the small terms at columns
+// 4 modulo 8 (A) or 8 modulo 16 (B). The generic code sums both into the
+// 1's partial sum; the AVX2 kernel keeps A apart only, the AVX-512 kernel
+// both, NEON (Dot per row) both.
 //
 // Axpy, amd64 only: the generic Go code rounds alpha*x before adding (the
-// compiler does not fuse there) and the AVX2 kernel does not. (On arm64
-// the compiler fuses the generic code too, so Axpy cannot tell.)
+// compiler does not fuse there) and the AVX2 and AVX-512 kernels do not.
+// (On arm64 the compiler fuses the generic code too, so Axpy cannot tell.)
 func TestSwitchChangesPath(t *testing.T) {
-	forEachImpl(t, func(t *testing.T) {
-		for _, n := range []int{16, 33, 1024} { // main loops, remainders, tails
-			x, y := make([]float64, n), make([]float64, n)
-			for i := range x {
-				y[i] = 1
-				if i%4 == 0 {
-					x[i] = 0x1p-53
-				}
-			}
-			x[0] = 1
-			got := Dot(x, y)
-			switch {
-			case !accel && got != 1:
-				t.Fatalf("%s n=%d: Dot = 1 + %g ulp, want 1 (dotGeneric's order)", Impl(), n, (got-1)/eps)
-			case accel && n == 1024 && got == 1:
-				t.Fatalf("%s n=%d: Dot = 1, the generic kernel's result (want more than 1)", Impl(), n)
+	const n = 1024
+	pattern := func(small float64, at func(i int) bool) []float64 {
+		x := make([]float64, n)
+		for i := range x {
+			if at(i) {
+				x[i] = small
 			}
 		}
+		x[0] = 1
+		return x
+	}
+	dotX := pattern(0x1p-53, func(i int) bool { return i%32 == 0 || i%32 == 4 })
+	nrmX := pattern(0x1p-27, func(i int) bool { return i%32 == 0 || i%32 == 4 })
+	rowA := pattern(0x1p-53, func(i int) bool { return i%8 == 4 })
+	rowB := pattern(0x1p-53, func(i int) bool { return i%16 == 8 })
+	ones := make([]float64, n)
+	for i := range ones {
+		ones[i] = 1
+	}
+	matrix := func(row []float64) []float64 {
+		var a []float64
+		for range 4 {
+			a = append(a, row...)
+		}
+		return a
+	}
+	ma, mb := matrix(rowA), matrix(rowB)
+	signatures := map[string]string{}
+	forEachImpl(t, func(t *testing.T) {
+		ya, yb := make([]float64, 4), make([]float64, 4)
+		vec.MulVec(ya, ma, 4, n, ones)
+		vec.MulVec(yb, mb, 4, n, ones)
+		res := []float64{vec.Dot(dotX, ones), vec.Nrm2(nrmX), ya[0], yb[0]}
+		ulps := make([]string, len(res))
+		for i, v := range res {
+			ulps[i] = fmt.Sprintf("1%+g ulp", (v-1)/eps)
+			if vec.Impl() == "generic" && v != 1 {
+				t.Errorf("generic: result %d = %s, want 1 (dotGeneric's order)", i, ulps[i])
+			}
+		}
+		sig := strings.Join(ulps, ", ")
+		for other, s := range signatures {
+			if s == sig {
+				t.Errorf("%s and %s give the same results (Dot, Nrm2, MulVec A, B): %s", vec.Impl(), other, sig)
+			}
+		}
+		signatures[vec.Impl()] = sig
+		t.Logf("Dot, Nrm2, MulVec A, B: %s", sig)
 		if runtime.GOARCH != "amd64" {
 			return
 		}
 		alpha, x := 1+0x1p-30, 1+0x1p-30 // alpha*x = 1 + 2^-29 + 2^-60
 		fused, unfused := 0x1p-29+0x1p-60, 0x1p-29
-		want := unfused
-		if accel {
-			want = fused
+		want := fused
+		if vec.Impl() == "generic" {
+			want = unfused
 		}
-		for _, n := range []int{1, 4, 32} { // tail, remainder and main loops
+		for _, n := range []int{1, 4, 8, 32, 33, 64, 71} { // every loop and tail
 			xs, ys := make([]float64, n), make([]float64, n)
 			for i := range xs {
 				xs[i], ys[i] = x, -1
 			}
-			Axpy(alpha, xs, ys)
+			vec.Axpy(alpha, xs, ys)
 			for i, got := range ys {
 				if got != want {
-					t.Fatalf("%s n=%d i=%d: %v*%v - 1 = %g, want %g", Impl(), n, i, alpha, x, got, want)
+					t.Fatalf("%s n=%d i=%d: %v*%v - 1 = %g, want %g", vec.Impl(), n, i, alpha, x, got, want)
 				}
 			}
 		}
@@ -406,7 +402,7 @@ func checkSoft(t *testing.T, got, x []float64, thr float64, what string) {
 	t.Helper()
 	for i := range got {
 		if want := refSoft(x[i], thr); !sameFloat(got[i], want) {
-			t.Fatalf("%s i=%d: SoftThreshold(%v, t=%v) = %v, want %v", what, i, x[i], thr, got[i], want)
+			t.Fatalf("%s i=%d: vec.SoftThreshold(%v, t=%v) = %v, want %v", what, i, x[i], thr, got[i], want)
 		}
 	}
 }
@@ -415,14 +411,14 @@ func TestSoftThreshold(t *testing.T) {
 	sweep(t, 11, func(t *testing.T, r *rand.Rand, x, dst []float64, what string) {
 		x0 := append([]float64(nil), x...)
 		thr := []float64{0, 0.5, math.Abs(r.NormFloat64())}[len(x)%3]
-		SoftThreshold(dst, x, thr)
+		vec.SoftThreshold(dst, x, thr)
 		checkSoft(t, dst, x0, thr, what)
 		for i := range x0 {
 			if math.Float64bits(x[i]) != math.Float64bits(x0[i]) {
 				t.Fatalf("%s: x[%d] modified", what, i)
 			}
 		}
-		SoftThreshold(x, x, thr) // in place
+		vec.SoftThreshold(x, x, thr) // in place
 		checkSoft(t, x, x0, thr, what+" in place")
 	})
 }
@@ -440,16 +436,16 @@ func TestSoftThresholdSpecial(t *testing.T) {
 					for i := range x {
 						x[i] = vals[(i+k)%len(vals)]
 					}
-					SoftThreshold(dst, x, thr)
+					vec.SoftThreshold(dst, x, thr)
 					checkSoft(t, dst, x, thr, fmt.Sprintf("n=%d k=%d", n, k))
 				}
 			}
 		}
 		// The documented cases.
 		x := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0.25, -0.25, math.Copysign(0, -1)}
-		SoftThreshold(x, x, 0.5)
+		vec.SoftThreshold(x, x, 0.5)
 		if !math.IsNaN(x[0]) || !math.IsInf(x[1], 1) || !math.IsInf(x[2], -1) || x[3] != 0 || x[4] != 0 || x[5] != 0 {
-			t.Errorf("SoftThreshold(NaN, Inf, -Inf, .25, -.25, -0; .5) = %v", x)
+			t.Errorf("vec.SoftThreshold(NaN, Inf, -Inf, .25, -.25, -0; .5) = %v", x)
 		}
 	})
 }
@@ -473,38 +469,60 @@ func mustPanic(t *testing.T, fn string, f func()) {
 
 func TestPanics(t *testing.T) {
 	a, b := make([]float64, 3), make([]float64, 4)
-	mustPanic(t, "Dot", func() { Dot(a, b) })
-	mustPanic(t, "Dot", func() { Dot(nil, b) })
-	mustPanic(t, "Axpy", func() { Axpy(1, a, b) })
-	mustPanic(t, "Axpy", func() { Axpy(1, b, a) })
-	mustPanic(t, "SoftThreshold", func() { SoftThreshold(a, b, 1) })
+	mustPanic(t, "Dot", func() { vec.Dot(a, b) })
+	mustPanic(t, "Dot", func() { vec.Dot(nil, b) })
+	mustPanic(t, "Axpy", func() { vec.Axpy(1, a, b) })
+	mustPanic(t, "Axpy", func() { vec.Axpy(1, b, a) })
+	mustPanic(t, "SoftThreshold", func() { vec.SoftThreshold(a, b, 1) })
 	for _, thr := range []float64{-1, -5e-324, math.NaN(), math.Inf(1), math.Inf(-1)} {
-		mustPanic(t, "SoftThreshold", func() { SoftThreshold(a, a, thr) })
-		mustPanic(t, "SoftThreshold", func() { SoftThreshold(nil, nil, thr) })
+		mustPanic(t, "SoftThreshold", func() { vec.SoftThreshold(a, a, thr) })
+		mustPanic(t, "SoftThreshold", func() { vec.SoftThreshold(nil, nil, thr) })
 	}
-	mustPanic(t, "AddScaledTo", func() { AddScaledTo(a, a, 1, b) })
-	mustPanic(t, "AddScaledTo", func() { AddScaledTo(a, b, 1, a) })
-	mustPanic(t, "AddScaledTo", func() { AddScaledTo(b, a, 1, a) })
-	mustPanic(t, "Sub", func() { Sub(a, a, b) })
-	mustPanic(t, "Sub", func() { Sub(a, b, a) })
-	mustPanic(t, "Sub", func() { Sub(b, a, a) })
+	mustPanic(t, "AddScaledTo", func() { vec.AddScaledTo(a, a, 1, b) })
+	mustPanic(t, "AddScaledTo", func() { vec.AddScaledTo(a, b, 1, a) })
+	mustPanic(t, "AddScaledTo", func() { vec.AddScaledTo(b, a, 1, a) })
+	mustPanic(t, "Sub", func() { vec.Sub(a, a, b) })
+	mustPanic(t, "Sub", func() { vec.Sub(a, b, a) })
+	mustPanic(t, "Sub", func() { vec.Sub(b, a, a) })
 	m := make([]float64, 12)
-	mustPanic(t, "MulVec", func() { MulVec(a, m, 3, 3, a) }) // len(a) != rows*cols
-	mustPanic(t, "MulVec", func() { MulVec(a, m, 3, 4, a) }) // len(x) != cols
-	mustPanic(t, "MulVec", func() { MulVec(b, m, 3, 4, b) }) // len(dst) != rows
-	mustPanic(t, "MulVec", func() { MulVec(nil, nil, -1, 0, nil) })
-	mustPanic(t, "MulTransVec", func() { MulTransVec(b, m, 3, 4, b) }) // len(x) != rows
-	mustPanic(t, "MulTransVec", func() { MulTransVec(a, m, 3, 4, a) }) // len(dst) != cols
-	mustPanic(t, "MulTransVec", func() { MulTransVec(b, m, 4, 4, a) })
-	mustPanic(t, "MulTransVec", func() { MulTransVec(nil, nil, 0, -1, nil) })
+	mustPanic(t, "MulVec", func() { vec.MulVec(a, m, 3, 3, a) }) // len(a) != rows*cols
+	mustPanic(t, "MulVec", func() { vec.MulVec(a, m, 3, 4, a) }) // len(x) != cols
+	mustPanic(t, "MulVec", func() { vec.MulVec(b, m, 3, 4, b) }) // len(dst) != rows
+	mustPanic(t, "MulVec", func() { vec.MulVec(nil, nil, -1, 0, nil) })
+	mustPanic(t, "MulTransVec", func() { vec.MulTransVec(b, m, 3, 4, b) }) // len(x) != rows
+	mustPanic(t, "MulTransVec", func() { vec.MulTransVec(a, m, 3, 4, a) }) // len(dst) != cols
+	mustPanic(t, "MulTransVec", func() { vec.MulTransVec(b, m, 4, 4, a) })
+	mustPanic(t, "MulTransVec", func() { vec.MulTransVec(nil, nil, 0, -1, nil) })
+	// rows*cols overflows to len(a) = 0; the check must not be fooled.
+	mustPanic(t, "MulVec", func() { vec.MulVec(make([]float64, 4), nil, 4, math.MaxInt/2+1, nil) })
+	phi := func(int, float64) float64 { return 0 }
+	g3, g4 := make([]float64, 3), make([]float64, 4)
+	mustPanic(t, "GradSweep", func() { vec.GradSweep(a, g4, m, 4, b, nil) })               // nil phi
+	mustPanic(t, "GradSweep", func() { vec.GradSweep(a, g4, m, 3, a, phi) })               // len(a) != rows*cols
+	mustPanic(t, "GradSweep", func() { vec.GradSweep(a, g4, m, 4, a, phi) })               // len(x) != cols
+	mustPanic(t, "GradSweep", func() { vec.GradSweep(a, g3, m, 4, b, phi) })               // len(g) != cols
+	mustPanic(t, "GradSweep", func() { vec.GradSweep(b, g4, m, 4, b, phi) })               // len(ax) != rows
+	mustPanic(t, "GradSweep", func() { vec.GradSweep(nil, nil, nil, -1, nil, phi) })       // cols < 0
+	mustPanic(t, "GradSweep", func() { vec.GradSweep(a[:0], g3[:0], m[:1], 0, nil, phi) }) // cols 0, a not empty
+	// Every implementation's methods check the same way.
+	for _, k := range vec.Implementations() {
+		mustPanic(t, "Dot", func() { k.Dot(a, b) })
+		mustPanic(t, "Axpy", func() { k.Axpy(1, a, b) })
+		mustPanic(t, "SoftThreshold", func() { k.SoftThreshold(a, a, -1) })
+		mustPanic(t, "AddScaledTo", func() { k.AddScaledTo(a, a, 1, b) })
+		mustPanic(t, "Sub", func() { k.Sub(b, a, a) })
+		mustPanic(t, "MulVec", func() { k.MulVec(a, m, 3, 3, a) })
+		mustPanic(t, "MulTransVec", func() { k.MulTransVec(a, m, 3, 4, a) })
+		mustPanic(t, "GradSweep", func() { k.GradSweep(a, g3, m, 4, b, phi) })
+	}
 	// Valid calls on empty slices do nothing and do not panic.
-	if Dot(nil, nil) != 0 || Dot(a[:0], b[:0]) != 0 {
+	if vec.Dot(nil, nil) != 0 || vec.Dot(a[:0], b[:0]) != 0 {
 		t.Error("Dot of empty slices is not 0")
 	}
-	Axpy(1, nil, nil)
-	SoftThreshold(nil, nil, 0)
-	AddScaledTo(nil, nil, 1, nil)
-	Sub(nil, nil, nil)
+	vec.Axpy(1, nil, nil)
+	vec.SoftThreshold(nil, nil, 0)
+	vec.AddScaledTo(nil, nil, 1, nil)
+	vec.Sub(nil, nil, nil)
 }
 
 func TestAllocs(t *testing.T) {
@@ -514,17 +532,27 @@ func TestAllocs(t *testing.T) {
 		tiny := []float64{1e-300, 1e-310, 0, 3e-301, 1e-300}
 		fillNormal(rand.New(rand.NewPCG(1, 1)), x)
 		checks := map[string]func(){
-			"Dot":           func() { Dot(x, y) },
-			"Axpy":          func() { Axpy(0.5, x, y) },
-			"SoftThreshold": func() { SoftThreshold(d, x, 0.5) },
-			"Nrm2":          func() { Nrm2(x) },
-			"Nrm2 scaled":   func() { Nrm2(tiny) },
-			"Asum":          func() { Asum(x) },
-			"Scal":          func() { Scal(1, y) },
-			"AddScaledTo":   func() { AddScaledTo(d, x, 0.5, y) },
-			"Sub":           func() { Sub(d, x, y) },
-			"MulVec":        func() { MulVec(d[:50], m, 50, 20, x[:20]) },
-			"MulTransVec":   func() { MulTransVec(d[:20], m, 50, 20, x[:50]) },
+			"Dot":           func() { vec.Dot(x, y) },
+			"Axpy":          func() { vec.Axpy(0.5, x, y) },
+			"SoftThreshold": func() { vec.SoftThreshold(d, x, 0.5) },
+			"Nrm2":          func() { vec.Nrm2(x) },
+			"Nrm2 scaled":   func() { vec.Nrm2(tiny) },
+			"Asum":          func() { vec.Asum(x) },
+			"Scal":          func() { vec.Scal(1, y) },
+			"AddScaledTo":   func() { vec.AddScaledTo(d, x, 0.5, y) },
+			"Sub":           func() { vec.Sub(d, x, y) },
+			"MulVec":        func() { vec.MulVec(d[:50], m, 50, 20, x[:20]) },
+			"MulTransVec":   func() { vec.MulTransVec(d[:20], m, 50, 20, x[:50]) },
+			// A closure that captures and updates a variable: it must not
+			// escape to the heap through GradSweep.
+			"GradSweep": func() {
+				loss := 0.0
+				vec.GradSweep(d[:50], y[:20], m, 20, x[:20], func(i int, v float64) float64 {
+					loss += v * v
+					return v
+				})
+				sink += loss
+			},
 		}
 		for name, f := range checks {
 			if a := testing.AllocsPerRun(10, f); a != 0 {

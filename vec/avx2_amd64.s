@@ -13,26 +13,22 @@
 // VZEROUPPER before every RET avoids the AVX-SSE transition penalty in the
 // Go code that follows.
 //
-// dotAsm, axpyToAsm and softThresholdAsm begin with the dispatch: when
-// ·accel is false (CPU without AVX2+FMA, or the test hook) they tail-jump
-// to the generic Go kernel with the same arguments. Keeping the check here
-// lets Dot, Axpy and SoftThreshold call the kernel directly, one call
-// instead of two (0.6 ns per call, 3% at n = 256).
 
-// func dotAsm(x, y []float64) float64
+// func dotAVX2(x, y []float64, _ level) float64
 //
 // Registers: SI = &x[0], DI = &y[0], AX = i, DX = len(x), CX = end of the
 // current loop, Y0..Y7 = eight partial sums (4 lanes each), Y8..Y11 = x.
-// Two loads per FMA make the load ports the limit (two 256-bit loads, so
-// one FMA, per cycle: this loop runs as fast as one that only loads);
-// eight independent sums cover the FMA latency with room to spare. Loads
+// Two loads per FMA make the loads the limit: Zen 4 and 5 (and recent
+// Intel cores) issue two vector loads per cycle, so this loop does one FMA
+// per cycle and runs as fast as one that only loads. (The limit counts
+// loads, not bytes: Zen 5's two loads per cycle may be 512 bits wide, which
+// is why dotAVX512 is up to twice as fast there.) Eight independent sums
+// cover the 4-cycle FMA latency with room to spare. Loads
 // and FMAs go in groups of four, which measured best once the data no
 // longer fits in L1. A 16-element block with four sums serves the
 // remainder and short vectors, so n = 16 is four independent FMAs rather
 // than a chain of four.
-TEXT ·dotAsm(SB), NOSPLIT, $0-56
-	CMPB ·accel(SB), $0
-	JEQ  dotAsm_generic
+TEXT ·dotAVX2(SB), NOSPLIT, $0-64
 	MOVQ   x_base+0(FP), SI
 	MOVQ   x_len+8(FP), DX
 	MOVQ   y_base+24(FP), DI
@@ -126,13 +122,111 @@ dot_tail:
 
 dot_done:
 	VZEROUPPER
-	VMOVSD X0, ret+48(FP)
+	VMOVSD X0, ret+56(FP)
 	RET
 
-dotAsm_generic:
-	JMP ·dotGeneric(SB)           // the generic Go kernel, same arguments
+// func sumSquaresAVX2(x []float64, _ level) float64
+//
+// sum x[i]^2, Nrm2's fast path: Dot(x, x) with one load per FMA instead of
+// two, so the FMAs (two per cycle) are the limit rather than the loads:
+// twice Dot's rate on data in L1. Eight independent sums are exactly
+// enough for two FMAs per cycle at 4 cycles of latency. Structure and
+// registers as dotAVX2, without y.
+TEXT ·sumSquaresAVX2(SB), NOSPLIT, $0-40
+	MOVQ   x_base+0(FP), SI
+	MOVQ   x_len+8(FP), DX
+	XORQ   AX, AX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	MOVQ   DX, CX
+	ANDQ   $-32, CX
+	JZ     ss_rem16
 
-// func axpyToAsm(dst []float64, alpha float64, x, y []float64)
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+
+ss_loop32:
+	VMOVUPD     (SI)(AX*8), Y8
+	VMOVUPD     32(SI)(AX*8), Y9
+	VMOVUPD     64(SI)(AX*8), Y10
+	VMOVUPD     96(SI)(AX*8), Y11
+	VMOVUPD     128(SI)(AX*8), Y12
+	VMOVUPD     160(SI)(AX*8), Y13
+	VMOVUPD     192(SI)(AX*8), Y14
+	VMOVUPD     224(SI)(AX*8), Y15
+	VFMADD231PD Y8, Y8, Y0             // Y0 += x[i:i+4]^2
+	VFMADD231PD Y9, Y9, Y1
+	VFMADD231PD Y10, Y10, Y2
+	VFMADD231PD Y11, Y11, Y3
+	VFMADD231PD Y12, Y12, Y4
+	VFMADD231PD Y13, Y13, Y5
+	VFMADD231PD Y14, Y14, Y6
+	VFMADD231PD Y15, Y15, Y7
+	ADDQ        $32, AX
+	CMPQ        AX, CX
+	JB          ss_loop32
+
+	VADDPD Y4, Y0, Y0
+	VADDPD Y5, Y1, Y1
+	VADDPD Y6, Y2, Y2
+	VADDPD Y7, Y3, Y3
+
+ss_rem16:
+	MOVQ DX, CX
+	SUBQ AX, CX
+	CMPQ CX, $16
+	JB   ss_fold
+	VMOVUPD     (SI)(AX*8), Y8
+	VMOVUPD     32(SI)(AX*8), Y9
+	VMOVUPD     64(SI)(AX*8), Y10
+	VMOVUPD     96(SI)(AX*8), Y11
+	VFMADD231PD Y8, Y8, Y0
+	VFMADD231PD Y9, Y9, Y1
+	VFMADD231PD Y10, Y10, Y2
+	VFMADD231PD Y11, Y11, Y3
+	ADDQ        $16, AX
+
+ss_fold:
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	MOVQ   DX, CX
+	ANDQ   $-4, CX
+	CMPQ   AX, CX
+	JAE    ss_hsum
+
+ss_loop4:
+	VMOVUPD     (SI)(AX*8), Y8
+	VFMADD231PD Y8, Y8, Y0
+	ADDQ        $4, AX
+	CMPQ        AX, CX
+	JB          ss_loop4
+
+ss_hsum:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VUNPCKHPD    X0, X0, X1
+	VADDSD       X1, X0, X0
+	CMPQ         AX, DX
+	JAE          ss_done
+
+ss_tail:
+	VMOVSD      (SI)(AX*8), X8
+	VFMADD231SD X8, X8, X0
+	INCQ        AX
+	CMPQ        AX, DX
+	JB          ss_tail
+
+ss_done:
+	VZEROUPPER
+	VMOVSD X0, ret+32(FP)
+	RET
+
+// func axpyToAVX2(dst []float64, alpha float64, x, y []float64, _ level)
 //
 // dst[i] = alpha*x[i] + y[i] with one rounding (VFMADD213PD).
 // Registers: DX = &dst[0], SI = &x[0], DI = &y[0], AX = i, BX = len(dst),
@@ -141,9 +235,7 @@ dotAsm_generic:
 // the next (measured 1.15x faster at n = 1024 on Zen 5 than loading the
 // whole iteration first). Every element is still loaded before it is
 // stored, so dst may be y (or x) itself; partial overlap is not supported.
-TEXT ·axpyToAsm(SB), NOSPLIT, $0-80
-	CMPB ·accel(SB), $0
-	JEQ  axpyToAsm_generic
+TEXT ·axpyToAVX2(SB), NOSPLIT, $0-81
 	MOVQ         dst_base+0(FP), DX
 	MOVQ         dst_len+8(FP), BX
 	VBROADCASTSD alpha+24(FP), Y0
@@ -213,10 +305,7 @@ axpy_done:
 	VZEROUPPER
 	RET
 
-axpyToAsm_generic:
-	JMP ·axpyToGeneric(SB)           // the generic Go kernel, same arguments
-
-// func softThresholdAsm(dst, x []float64, t float64)
+// func softThresholdAVX2(dst, x []float64, t float64, _ level)
 //
 // dst[i] = x[i] - c, c = min(max(x[i], -t), t): branch-free soft
 // thresholding. VMAXPD/VMINPD return their second source operand (the first
@@ -229,9 +318,7 @@ axpyToAsm_generic:
 // pipes, leaving the add pipes to VMAXPD/VMINPD (1.4x faster measured).
 // Registers: DI = &dst[i], SI = &x[i], CX = elements left, Y0 = t,
 // Y1 = -t, Y10 = 1, Y2..Y5 = x, then the results, Y6..Y9 = c.
-TEXT ·softThresholdAsm(SB), NOSPLIT, $0-56
-	CMPB ·accel(SB), $0
-	JEQ  softThresholdAsm_generic
+TEXT ·softThresholdAVX2(SB), NOSPLIT, $0-57
 	MOVQ         dst_base+0(FP), DI
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         x_base+24(FP), SI
@@ -306,10 +393,7 @@ soft_done:
 	VZEROUPPER
 	RET
 
-softThresholdAsm_generic:
-	JMP ·softThresholdGeneric(SB)           // the generic Go kernel, same arguments
-
-// func mulVec4AVX2(dst, a []float64, cols int, x []float64)
+// func mulVec4AVX2(dst, a []float64, cols int, x []float64, _ level)
 //
 // dst[r] = sum_j a[r*cols+j]*x[j] for r < len(dst), a multiple of 4, and
 // j < cols = len(x) > 0: four rows at a time, so each load of x serves
@@ -319,7 +403,7 @@ softThresholdAsm_generic:
 // R12 = 4 rows in bytes, SI = &x[0], AX = j, BX = cols, CX = end of the
 // current column loop, DI = row groups left, Y0..Y3 and Y4..Y7 = two
 // partial sums per row, Y8, Y9 = x, Y10 = a gathered column.
-TEXT ·mulVec4AVX2(SB), NOSPLIT, $0-80
+TEXT ·mulVec4AVX2(SB), NOSPLIT, $0-81
 	MOVQ dst_base+0(FP), DX
 	MOVQ dst_len+8(FP), DI
 	MOVQ a_base+24(FP), R8
@@ -416,17 +500,25 @@ mv_done:
 	VZEROUPPER
 	RET
 
-// func mulTransVec4AVX2(dst, a []float64, cols int, x []float64)
+// func mulTransVec4AVX2(dst, a []float64, cols int, x []float64, _ level)
 //
 // dst[j] += sum_i x[i]*a[i*cols+j] for j < cols = len(dst) > 0 and i <
 // len(x), a multiple of 4: four rows per pass over dst, so dst is loaded
 // and stored once per four FMAs instead of once per FMA. The four products
 // are added in row order, as four Axpy calls would.
+// Each chunk of 4 columns of dst is a chain of four dependent FMAs (16
+// cycles), and each chunk costs five loads (dst and four rows): at two
+// loads per cycle 2.5 cycles, so 16/2.5 = 6.4 chunks must be in flight to
+// keep the loads busy. The main loop has eight (32 columns), so it runs at
+// the load limit by itself. (On Zen 5 the two-chunk loop it replaced ran
+// as fast: the out-of-order window overlapped its iterations. Cores with
+// smaller windows need the chains in the code.) The remainder runs 8, then
+// 4 columns at a time, then one.
 // Registers: DX = &dst[0], R8..R11 = &a[i*cols] .. &a[(i+3)*cols],
 // R12 = 4 rows in bytes, SI = &x[i], AX = j, BX = cols, CX = end of the
-// column loop, DI = row groups left, Y0..Y3 = x[i..i+3] in every lane,
-// Y4..Y7 = dst.
-TEXT ·mulTransVec4AVX2(SB), NOSPLIT, $0-80
+// current loop, DI = row groups left, Y0..Y3 = x[i..i+3] in every lane,
+// Y4..Y11 = eight chunks of dst.
+TEXT ·mulTransVec4AVX2(SB), NOSPLIT, $0-81
 	MOVQ dst_base+0(FP), DX
 	MOVQ dst_len+8(FP), BX
 	MOVQ a_base+24(FP), R8
@@ -447,13 +539,72 @@ mtv_rows:
 	VBROADCASTSD 24(SI), Y3
 	XORQ         AX, AX
 	MOVQ         BX, CX
-	ANDQ         $-8, CX
-	JZ           mtv_rem4
+	ANDQ         $-32, CX
+	JZ           mtv_rem8
+
+mtv_loop32:
+	VMOVUPD     (DX)(AX*8), Y4
+	VMOVUPD     32(DX)(AX*8), Y5
+	VMOVUPD     64(DX)(AX*8), Y6
+	VMOVUPD     96(DX)(AX*8), Y7
+	VMOVUPD     128(DX)(AX*8), Y8
+	VMOVUPD     160(DX)(AX*8), Y9
+	VMOVUPD     192(DX)(AX*8), Y10
+	VMOVUPD     224(DX)(AX*8), Y11
+	VFMADD231PD (R8)(AX*8), Y0, Y4     // dst[j:j+4] += x[i]*a[i][j:j+4]
+	VFMADD231PD 32(R8)(AX*8), Y0, Y5
+	VFMADD231PD 64(R8)(AX*8), Y0, Y6
+	VFMADD231PD 96(R8)(AX*8), Y0, Y7
+	VFMADD231PD 128(R8)(AX*8), Y0, Y8
+	VFMADD231PD 160(R8)(AX*8), Y0, Y9
+	VFMADD231PD 192(R8)(AX*8), Y0, Y10
+	VFMADD231PD 224(R8)(AX*8), Y0, Y11
+	VFMADD231PD (R9)(AX*8), Y1, Y4
+	VFMADD231PD 32(R9)(AX*8), Y1, Y5
+	VFMADD231PD 64(R9)(AX*8), Y1, Y6
+	VFMADD231PD 96(R9)(AX*8), Y1, Y7
+	VFMADD231PD 128(R9)(AX*8), Y1, Y8
+	VFMADD231PD 160(R9)(AX*8), Y1, Y9
+	VFMADD231PD 192(R9)(AX*8), Y1, Y10
+	VFMADD231PD 224(R9)(AX*8), Y1, Y11
+	VFMADD231PD (R10)(AX*8), Y2, Y4
+	VFMADD231PD 32(R10)(AX*8), Y2, Y5
+	VFMADD231PD 64(R10)(AX*8), Y2, Y6
+	VFMADD231PD 96(R10)(AX*8), Y2, Y7
+	VFMADD231PD 128(R10)(AX*8), Y2, Y8
+	VFMADD231PD 160(R10)(AX*8), Y2, Y9
+	VFMADD231PD 192(R10)(AX*8), Y2, Y10
+	VFMADD231PD 224(R10)(AX*8), Y2, Y11
+	VFMADD231PD (R11)(AX*8), Y3, Y4
+	VFMADD231PD 32(R11)(AX*8), Y3, Y5
+	VFMADD231PD 64(R11)(AX*8), Y3, Y6
+	VFMADD231PD 96(R11)(AX*8), Y3, Y7
+	VFMADD231PD 128(R11)(AX*8), Y3, Y8
+	VFMADD231PD 160(R11)(AX*8), Y3, Y9
+	VFMADD231PD 192(R11)(AX*8), Y3, Y10
+	VFMADD231PD 224(R11)(AX*8), Y3, Y11
+	VMOVUPD     Y4, (DX)(AX*8)
+	VMOVUPD     Y5, 32(DX)(AX*8)
+	VMOVUPD     Y6, 64(DX)(AX*8)
+	VMOVUPD     Y7, 96(DX)(AX*8)
+	VMOVUPD     Y8, 128(DX)(AX*8)
+	VMOVUPD     Y9, 160(DX)(AX*8)
+	VMOVUPD     Y10, 192(DX)(AX*8)
+	VMOVUPD     Y11, 224(DX)(AX*8)
+	ADDQ        $32, AX
+	CMPQ        AX, CX
+	JB          mtv_loop32
+
+mtv_rem8:
+	MOVQ BX, CX
+	ANDQ $-8, CX
+	CMPQ AX, CX
+	JAE  mtv_rem4
 
 mtv_loop8:
 	VMOVUPD     (DX)(AX*8), Y4
 	VMOVUPD     32(DX)(AX*8), Y5
-	VFMADD231PD (R8)(AX*8), Y0, Y4     // dst[j:j+4] += x[i]*a[i][j:j+4]
+	VFMADD231PD (R8)(AX*8), Y0, Y4
 	VFMADD231PD 32(R8)(AX*8), Y0, Y5
 	VFMADD231PD (R9)(AX*8), Y1, Y4
 	VFMADD231PD 32(R9)(AX*8), Y1, Y5

@@ -12,15 +12,15 @@
 // are WORD-encoded, each with the instruction in a comment (checked with
 // go tool objdump -gnu). VFMLA, VLD1/VST1, VDUP and VEOR are native.
 
-// func dotAsm(x, y []float64) float64
+// func dotNEON(x, y []float64, _ level) float64
 //
 // Registers: R0 = &x[i], R1 = &y[i], R2 = elements left,
 // V0..V7 = eight partial sums (2 lanes each), V16..V31 = loaded x and y.
-// Eight independent FMLA chains cover the FMLA latency (4 cycles on
-// Neoverse cores, up to 4 FP pipes).
-TEXT ·dotAsm(SB), NOSPLIT, $0-56
-	MOVBU ·accel(SB), R4
-	CBZ   R4, dotAsm_generic
+// Eight independent FMLA chains: 4 FP pipes at 4 cycles of latency would
+// need 16 to stay busy, but each FMLA needs two 128-bit loads and the
+// Neoverse cores load at most three per cycle, so at most 1.5 FMLAs issue
+// per cycle and 6 chains keep up; 8 leave slack.
+TEXT ·dotNEON(SB), NOSPLIT, $0-64
 	MOVD x_base+0(FP), R0
 	MOVD x_len+8(FP), R2
 	MOVD y_base+24(FP), R1
@@ -81,22 +81,82 @@ dot_hsum:
 	FMADDD F17, F0, F16, F0 // fmadd d0, d16, d17, d0: d0 += x*y
 
 dot_done:
-	FMOVD F0, ret+48(FP)
+	FMOVD F0, ret+56(FP)
 	RET
 
-dotAsm_generic:
-	JMP ·dotGeneric(SB) // the generic Go kernel, same arguments
+// func sumSquaresNEON(x []float64, _ level) float64
+//
+// sum x[i]^2, Nrm2's fast path: Dot(x, x) with one load per FMLA instead of
+// two. Structure and registers as dotNEON, without y; with one load per
+// FMLA the loads allow up to three FMLAs per cycle, and the eight chains
+// keep two FP pipes (Neoverse N1, N2) busy at 4 cycles of latency.
+TEXT ·sumSquaresNEON(SB), NOSPLIT, $0-40
+	MOVD x_base+0(FP), R0
+	MOVD x_len+8(FP), R2
+	VEOR V0.B16, V0.B16, V0.B16
+	CMP  $16, R2
+	BLT  ss_rem2
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	VEOR V4.B16, V4.B16, V4.B16
+	VEOR V5.B16, V5.B16, V5.B16
+	VEOR V6.B16, V6.B16, V6.B16
+	VEOR V7.B16, V7.B16, V7.B16
 
-// func axpyToAsm(dst []float64, alpha float64, x, y []float64)
+ss_loop16:
+	VLD1.P 64(R0), [V16.D2, V17.D2, V18.D2, V19.D2]
+	VLD1.P 64(R0), [V20.D2, V21.D2, V22.D2, V23.D2]
+	VFMLA  V16.D2, V16.D2, V0.D2 // V0 += x[i:i+2]^2
+	VFMLA  V17.D2, V17.D2, V1.D2
+	VFMLA  V18.D2, V18.D2, V2.D2
+	VFMLA  V19.D2, V19.D2, V3.D2
+	VFMLA  V20.D2, V20.D2, V4.D2
+	VFMLA  V21.D2, V21.D2, V5.D2
+	VFMLA  V22.D2, V22.D2, V6.D2
+	VFMLA  V23.D2, V23.D2, V7.D2
+	SUB    $16, R2
+	CMP    $16, R2
+	BGE    ss_loop16
+
+	// Fold the eight partial sums into V0.
+	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
+	WORD $0x4e65d421 // fadd v1.2d, v1.2d, v5.2d
+	WORD $0x4e66d442 // fadd v2.2d, v2.2d, v6.2d
+	WORD $0x4e67d463 // fadd v3.2d, v3.2d, v7.2d
+	WORD $0x4e61d400 // fadd v0.2d, v0.2d, v1.2d
+	WORD $0x4e63d442 // fadd v2.2d, v2.2d, v3.2d
+	WORD $0x4e62d400 // fadd v0.2d, v0.2d, v2.2d
+
+ss_rem2:
+	CMP $2, R2
+	BLT ss_hsum
+
+ss_loop2:
+	VLD1.P 16(R0), [V16.D2]
+	VFMLA  V16.D2, V16.D2, V0.D2
+	SUB    $2, R2
+	CMP    $2, R2
+	BGE    ss_loop2
+
+ss_hsum:
+	WORD $0x7e70d800 // faddp d0, v0.2d (the two lanes of V0)
+	CBZ    R2, ss_done
+	FMOVD  (R0), F16
+	FMADDD F16, F0, F16, F0 // fmadd d0, d16, d16, d0: d0 += x*x
+
+ss_done:
+	FMOVD F0, ret+32(FP)
+	RET
+
+// func axpyToNEON(dst []float64, alpha float64, x, y []float64, _ level)
 //
 // dst[i] = alpha*x[i] + y[i] with one rounding (FMLA).
 // Registers: R3 = &dst[i], R0 = &x[i], R1 = &y[i], R2 = elements left,
 // V31 = alpha in both lanes, V16..V19 = x, V20..V23 = y, then the results.
 // All loads of an iteration come before its stores, so dst may be y (or x)
 // itself; partial overlap is not supported.
-TEXT ·axpyToAsm(SB), NOSPLIT, $0-80
-	MOVBU ·accel(SB), R4
-	CBZ   R4, axpyToAsm_generic
+TEXT ·axpyToNEON(SB), NOSPLIT, $0-81
 	MOVD  dst_base+0(FP), R3
 	MOVD  dst_len+8(FP), R2
 	FMOVD alpha+24(FP), F31
@@ -141,10 +201,7 @@ axpy_tail:
 axpy_done:
 	RET
 
-axpyToAsm_generic:
-	JMP ·axpyToGeneric(SB) // the generic Go kernel, same arguments
-
-// func softThresholdAsm(dst, x []float64, t float64)
+// func softThresholdNEON(dst, x []float64, t float64, _ level)
 //
 // dst[i] = x[i] - c, c = min(max(x[i], -t), t): branch-free soft
 // thresholding. fmax/fmin return NaN when either input is NaN (unlike
@@ -152,9 +209,7 @@ axpyToAsm_generic:
 // and x - c is +0 exactly, as in the generic code.
 // Registers: R3 = &dst[i], R0 = &x[i], R2 = elements left, V30 = t,
 // V29 = -t, V16..V19 = x, V20..V23 = c, then the results.
-TEXT ·softThresholdAsm(SB), NOSPLIT, $0-56
-	MOVBU ·accel(SB), R4
-	CBZ   R4, softThresholdAsm_generic
+TEXT ·softThresholdNEON(SB), NOSPLIT, $0-57
 	MOVD  dst_base+0(FP), R3
 	MOVD  dst_len+8(FP), R2
 	MOVD  x_base+24(FP), R0
@@ -207,6 +262,3 @@ soft_tail:
 
 soft_done:
 	RET
-
-softThresholdAsm_generic:
-	JMP ·softThresholdGeneric(SB) // the generic Go kernel, same arguments
