@@ -1,7 +1,6 @@
 package mil
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -231,15 +230,8 @@ func (d *Dataset) Subset(bags []int) (*Dataset, error) {
 	return s, nil
 }
 
-// Sizes, for the caps and for Fit's estimate of its memory. They are
-// float64 so that products of dimensions never overflow (exact below 2^53,
-// far above any cap).
-
-// denseCells returns NumInstances()*NumFeatures(): the float64 values of
-// a dense copy of d, or of one row-major matrix with d's shape.
-func (d *Dataset) denseCells() float64 {
-	return float64(d.NumInstances()) * float64(d.NumFeatures())
-}
+// Sizes, for the caps. They are float64 so that products of dimensions
+// never overflow (exact below 2^53, far above any cap).
 
 // storedValues returns the values a copy of d in its own storage kind
 // holds (what Materialize and Scaler.Apply allocate): NumInstances*
@@ -261,20 +253,6 @@ func (d *Dataset) bagValues(k int) float64 {
 	}
 	src := d.bagSrc[k]
 	return float64(d.m.rowptr[src+n]-d.m.rowptr[src]) + float64(n)
-}
-
-// storageBytes returns the bytes of storage of kind s (Dense or Sparse)
-// holding d's instances, as copyAs allocates it: the values (8 bytes each;
-// sparse adds a 4-byte column index per entry and an 8-byte row pointer
-// per instance) and one 16-byte id string header per instance (the ids'
-// bytes are shared with d). For Sparse from dense storage it counts the
-// non-zeros, an O(NumInstances*NumFeatures) scan.
-func (d *Dataset) storageBytes(s Storage) float64 {
-	n := float64(d.NumInstances())
-	if s == Dense {
-		return 8*d.denseCells() + 16*n
-	}
-	return 12*float64(d.NNZ()) + 8*(n+1) + 16*n
 }
 
 // Materialize returns a dataset with d's bags and instances whose storage
@@ -345,19 +323,6 @@ func (d *Dataset) ConvertWith(opt *LoadOptions) (*Dataset, error) {
 func (d *Dataset) copyAs(s Storage) *Dataset {
 	out, _ := d.copyAsTicking(s, nil) // no ticker, no error
 	return out
-}
-
-// materialize is Materialize checking ctx while it copies (every 65536
-// values, as the scaler does), for callers that take a context; it
-// returns ctx's error, unwrapped.
-func (d *Dataset) materialize(ctx context.Context) (*Dataset, error) {
-	if len(d.runs) == 1 && d.runs[0].src == 0 && d.runs[0].n == d.m.rows {
-		return d, nil
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return d.copyAsTicking(d.storageKind(), &ticker{ctx: ctx, left: ctxEvery})
 }
 
 // copyAsTicking is copyAs ticking tk (if not nil) after every row: the

@@ -410,23 +410,19 @@ func TestRowErrors(t *testing.T) {
 	assert.Equal(t, []float64{3, 4}, row)
 }
 
-// The size accessors Fit's memory estimate uses.
+// The size accessors behind the caps.
 func TestSizeAccessors(t *testing.T) {
 	d, err := NewSparse([]int{0, 2, 2, 3}, []int32{0, 4, 1}, []float64{1, 2, 3}, 5, []int{0, 2, 3}, []float64{1, 0})
 	require.NoError(t, err)
-	assert.Equal(t, 15.0, d.denseCells())
 	assert.Equal(t, 6.0, d.storedValues()) // 3 entries + 3 row pointers
-	assert.Equal(t, 8*15.0+16*3, d.storageBytes(Dense))
-	assert.Equal(t, 12*3.0+8*4+16*3, d.storageBytes(Sparse))
 	sub, err := d.Subset([]int{1, 0, 1})
 	require.NoError(t, err)
-	assert.Equal(t, 20.0, sub.denseCells())
 	assert.Equal(t, 2+4+2.0, sub.storedValues()) // bag 1 (1 entry, 1 row), bag 0 (2, 2), bag 1
 	dd := convert(t, d, Dense)
 	assert.Equal(t, 15.0, dd.storedValues())
 	// No overflow for a dimension product beyond int (32 or 64 bits).
-	huge := &Dataset{m: &storage{rows: math.MaxInt, cols: math.MaxInt32}, bagPtr: []int{0, math.MaxInt}, labels: []float64{1}}
-	assert.Equal(t, float64(math.MaxInt)*math.MaxInt32, huge.denseCells())
+	huge := &Dataset{m: &storage{rows: math.MaxInt, cols: math.MaxInt32, dense: []float64{}}, bagPtr: []int{0, math.MaxInt}, bagSrc: []int{0}, labels: []float64{1}}
+	assert.Equal(t, float64(math.MaxInt)*math.MaxInt32, huge.storedValues())
 }
 
 func TestDatasetAccessorsSliceOrder(t *testing.T) {
@@ -434,36 +430,6 @@ func TestDatasetAccessorsSliceOrder(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int{0, 2, 3}, d.BagPtr())
 	assert.True(t, slices.Equal(d.Labels(), []float64{1, 0}))
-}
-
-// materialize (Materialize with a context, for Fit) checks its context
-// while it copies, and returns d itself, unchecked, when no copy is needed.
-func TestMaterializeContext(t *testing.T) {
-	rng := rand.New(rand.NewPCG(41, 42))
-	for _, s := range []Storage{Dense, Sparse} {
-		d := convert(t, randomDataset(t, rng, 300, 9, 300, 0.9), s)
-		bags := make([]int, d.NumBags())
-		for k := range bags {
-			bags[k] = d.NumBags() - 1 - k
-		}
-		sub, err := d.Subset(bags)
-		require.NoError(t, err)
-		for n := int64(1); n <= 3; n++ {
-			ctx := &countdownCtx{Context: context.Background()}
-			ctx.n.Store(n)
-			m, err := sub.materialize(ctx)
-			assert.Nil(t, m)
-			require.ErrorIs(t, err, context.Canceled, "%v: Canceled on check %d", s, n)
-		}
-		m, err := sub.materialize(context.Background())
-		require.NoError(t, err)
-		assert.Equal(t, dump(sub.Materialize()), dump(m))
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		same, err := d.materialize(ctx)
-		require.NoError(t, err)
-		assert.Same(t, d, same)
-	}
 }
 
 // The zero Dataset (var d mil.Dataset) is refused like a nil one by every
