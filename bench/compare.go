@@ -344,7 +344,7 @@ func (m *Machine) short() string {
 // schemaVersion.
 var cmpExtractors = []struct {
 	command string
-	extract func(s *cmpSection, i int, raw json.RawMessage, m *Machine) error
+	extract func(s *cmpSection, i int, raw json.RawMessage) error
 }{
 	{"kernels", cmpKernels},
 	{"onebit", cmpOnebit},
@@ -381,7 +381,7 @@ func runCompare(env *Env, runs []*runFile) error {
 			if len(s.Results) == 0 || string(s.Results) == "null" {
 				continue
 			}
-			if err := ex.extract(sec, i, s.Results, r.Machine); err != nil {
+			if err := ex.extract(sec, i, s.Results); err != nil {
 				return fmt.Errorf("%s: %s results: %w", r.path, ex.command, err)
 			}
 		}
@@ -545,7 +545,7 @@ func (p *kernelPointAnySchema) timings() []*Timing {
 // cmpKernels compares each kernel's median time per call with a column
 // per file and implementation, the speedups over generic, and GradSweep
 // against the two products it replaces.
-func cmpKernels(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
+func cmpKernels(s *cmpSection, i int, raw json.RawMessage) error {
 	var res kernelsAnySchema
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return err
@@ -584,7 +584,7 @@ func cmpKernels(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
 	return nil
 }
 
-func cmpOnebit(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
+func cmpOnebit(s *cmpSection, i int, raw json.RawMessage) error {
 	var res OnebitResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return err
@@ -627,7 +627,7 @@ func cmpOnebit(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
 	return nil
 }
 
-func cmpMIL(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
+func cmpMIL(s *cmpSection, i int, raw json.RawMessage) error {
 	var res MILResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return err
@@ -651,7 +651,7 @@ func cmpMIL(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
 	return nil
 }
 
-func cmpScaling(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
+func cmpScaling(s *cmpSection, i int, raw json.RawMessage) error {
 	var res ScalingResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return err
@@ -670,7 +670,7 @@ func cmpScaling(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
 	return nil
 }
 
-func cmpLatency(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
+func cmpLatency(s *cmpSection, i int, raw json.RawMessage) error {
 	var res LatencyResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return err
