@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -86,6 +87,15 @@ type MILEval struct {
 	Converged int `json:"converged"`
 	// PrimalResidual is ||r|| at the end of each fit.
 	PrimalResidual Stat `json:"primal_residual"`
+	// Stalled counts the fits stopped by the objective test (primal
+	// residual within tolerance, objective unchanged) rather than by the
+	// residual test.
+	Stalled int `json:"stalled"`
+	// Picked is, for fitcv, the setting FitCV chose on each split's
+	// training bags (split order); FitSeconds is then the whole FitCV
+	// (cross-validation and refit) and the other fit statistics are those
+	// of its final fit.
+	Picked []string `json:"picked,omitempty"`
 }
 
 // MILFold is one split's metrics: fold Fold of repeat Repeat (Fold is 0
@@ -112,15 +122,17 @@ func fromMetrics(m mil.Metrics) MILMetrics {
 	return MILMetrics{ACC: m.Accuracy, PR: m.Precision, RE: m.Recall, F1: m.F1, AUC: m.AUC, AUPRTrapz: m.AUPRTrapz, AP: m.AUPR}
 }
 
-// milMethod is a named option set.
+// milMethod is a named option set, or (cv) FitCV with DefaultSearch.
 type milMethod struct {
 	name, desc string
 	opt        func() mil.Options
+	cv         bool
 }
 
 var milMethods = []milMethod{
-	{"default", "mean loss, λ=0.01, balanced, ρ from 0.03 ×1.02/it, stop on residual+objective", mil.DefaultOptions},
-	{"paper", "sum loss, λ=1, fixed ρ=0.1, 100 iterations (the paper's settings)", mil.PaperOptions},
+	{"default", "mean loss, λ=0.01, balanced, ρ from 0.03 ×1.02/it, stop on residual+objective", mil.DefaultOptions, false},
+	{"paper", "sum loss, λ=1, fixed ρ=0.1, 100 iterations (the paper's settings)", mil.PaperOptions, false},
+	{"fitcv", "mil.FitCV with mil.DefaultSearch(): λ, pooling and scaling chosen by CV inside each training set", mil.DefaultOptions, true},
 }
 
 func milFlags(fs *FlagSet) RunFunc {
@@ -129,7 +141,7 @@ func milFlags(fs *FlagSet) RunFunc {
 	protocols := fs.String("protocols", "split,cv", "comma-separated `protocols`: split (the paper's stratified 80/20) and cv (k-fold CV, repeated)")
 	folds := fs.Int("folds", 10, "folds of the cross-validation")
 	repeats := fs.Int("repeats", 5, "repetitions of the cross-validation with fresh shuffles")
-	methods := fs.String("methods", "default,paper", "comma-separated option `sets`: default (mil.DefaultOptions), paper (mil.PaperOptions)")
+	methods := fs.String("methods", "default,paper,fitcv", "comma-separated option `sets`: default (mil.DefaultOptions), paper (mil.PaperOptions), fitcv (mil.FitCV with mil.DefaultSearch)")
 	synth := fs.Int("synth", 0, "also evaluate `n` synthetic bags with a planted max rule (always done when no data directory is found)")
 	workers := fs.Int("workers", 1, "folds fitted in parallel (fit times are per fit, so >1 inflates them on a busy machine)")
 	cfg := milConfig{}
@@ -149,7 +161,7 @@ func milFlags(fs *FlagSet) RunFunc {
 				}
 			}
 			if !found {
-				return fmt.Errorf("-methods: unknown method %q (want default or paper)", name)
+				return fmt.Errorf("-methods: unknown method %q (want default, paper or fitcv)", name)
 			}
 		}
 		switch {
@@ -261,7 +273,7 @@ func runMIL(ctx context.Context, env *Env, cfg milConfig) error {
 				ds.Instances, ds.Features, map[bool]string{true: "sparse", false: "dense"}[ds.Sparse]),
 			Columns: []string{"method", "protocol", "ACC", "PR", "RE", "F1", "AUC", "AUPR (trapz)", "AP", "fit time", "iterations", "ms/iter"},
 			Note: "Mean ± std over the splits; AUPR (trapz) is the trapezoid PR area the paper reports as AUPR, AP the average precision. " +
-				"Fit time is the median wall time of one fit (scaling and Gram matrix included); ms/iter the median solver time per outer iteration.",
+				"Fit time is the median wall time of one fit (scaling and Gram matrix included; for fitcv the whole mil.FitCV: cross-validation and refit); ms/iter the median solver time per outer iteration (for fitcv, of the final fit).",
 		}
 		// An error ends the data set's evaluations; what completed before
 		// it, and on Ctrl-C the completed splits of the interrupted
@@ -313,14 +325,17 @@ func runMIL(ctx context.Context, env *Env, cfg milConfig) error {
 			env.Table(tab)
 		}
 		for _, ev := range ds.Evals {
+			if len(ev.Picked) > 0 {
+				env.Note("%s, %s, fitcv: settings picked per split: %s.", src.name, ev.Protocol, countPicks(ev.Picked))
+			}
 			if ev.Method == "default" {
 				stopped := ""
 				if ev.Interrupted {
 					stopped = fmt.Sprintf(" (interrupted after %d of %d splits)", ev.Splits, ev.PlannedSplits)
 				}
-				env.Note("%s, %s, default%s: time per outer iteration split q %.0f%%, beta %.0f%%, t %.0f%%, engine %.0f%%; %d of %d fits met the stopping test, final primal residual median %s.",
+				env.Note("%s, %s, default%s: time per outer iteration split q %.0f%%, beta %.0f%%, t %.0f%%, engine %.0f%%; of %d fits %d met the residual test and %d stopped on a stalled objective, final primal residual median %s.",
 					src.name, ev.Protocol, stopped, 100*ev.Split["q"], 100*ev.Split["beta"], 100*ev.Split["t"], 100*ev.Split["engine"],
-					ev.Converged, ev.Splits, FmtSig(ev.PrimalResidual.Median, 3))
+					ev.Splits, ev.Converged, ev.Stalled, FmtSig(ev.PrimalResidual.Median, 3))
 			}
 		}
 		if lost != "" {
@@ -341,20 +356,46 @@ func runMIL(ctx context.Context, env *Env, cfg milConfig) error {
 // the splits that completed (Interrupted set), or a nil summary if none
 // did; any other error comes alone.
 func milEvaluate(ctx context.Context, d *mil.Dataset, proto mil.Protocol, m milMethod, prog *Progress, name string) (*MILEval, *mil.Report, error) {
+	type fitRecord struct {
+		res    mil.FitResult
+		secs   float64
+		picked string
+	}
+	// Records by the split's test bags (Run builds the subsets itself), so
+	// that they can be reported in split order.
 	var mu sync.Mutex
-	var fits []mil.FitResult
+	fits := map[string]fitRecord{}
+	testKey := func(ids func(k int) string, n int) string {
+		var b strings.Builder
+		for k := range n {
+			b.WriteString(ids(k))
+			b.WriteByte(0)
+		}
+		return b.String()
+	}
 	score := func(ctx context.Context, train, test *mil.Dataset) ([]float64, error) {
 		prog.Running(fmt.Sprintf("%s %s %s", name, proto.Name, m.name))
-		model, err := mil.Fit(ctx, train, m.opt())
+		t0 := time.Now()
+		var model *mil.Model
+		var rec fitRecord
+		var err error
+		if m.cv {
+			var sel mil.Selection
+			model, sel, err = mil.FitCV(ctx, train, mil.DefaultSearch())
+			rec.picked = sel.Best.String()
+		} else {
+			model, err = mil.Fit(ctx, train, m.opt())
+		}
 		if err != nil {
 			return nil, err
 		}
+		rec.res, rec.secs = model.Result(), time.Since(t0).Seconds()
 		sc, err := model.BagScores(test)
 		if err != nil {
 			return nil, err
 		}
 		mu.Lock()
-		fits = append(fits, model.Result())
+		fits[testKey(test.BagID, test.NumBags())] = rec
 		mu.Unlock()
 		prog.Done(1) // the split completes: nothing below checks ctx
 		return sc, nil
@@ -364,8 +405,13 @@ func milEvaluate(ctx context.Context, d *mil.Dataset, proto mil.Protocol, m milM
 	if err != nil && (ctx.Err() == nil || rep == nil || len(rep.Folds) == 0) {
 		return nil, nil, err
 	}
-	if len(fits) != len(rep.Folds) { // a fold fails only with the error above
-		return nil, nil, fmt.Errorf("%d fits for %d completed splits", len(fits), len(rep.Folds))
+	var recs []fitRecord
+	for _, f := range rep.Folds {
+		rec, ok := fits[testKey(func(k int) string { return d.BagID(f.Test[k]) }, len(f.Test))]
+		if !ok { // a fold fails only with the error above
+			return nil, nil, fmt.Errorf("no fit recorded for %s repeat %d fold %d", proto.Name, f.Repeat, f.Fold)
+		}
+		recs = append(recs, rec)
 	}
 	ev := &MILEval{Method: m.name, Options: m.desc, Protocol: proto.Name, Splits: len(rep.Folds),
 		PlannedSplits: proto.Repeats * max(1, proto.Folds), Interrupted: err != nil,
@@ -375,8 +421,12 @@ func milEvaluate(ctx context.Context, d *mil.Dataset, proto mil.Protocol, m milM
 	}
 	var secs, its, msIt, prim []float64
 	var tq, tb, tt, te time.Duration
-	for _, r := range fits {
-		secs = append(secs, r.Time.Total.Seconds())
+	for _, rec := range recs {
+		r := rec.res
+		if m.cv {
+			ev.Picked = append(ev.Picked, rec.picked)
+		}
+		secs = append(secs, rec.secs)
 		its = append(its, float64(r.Iterations))
 		prim = append(prim, r.Primal)
 		solve := r.Time.Total - r.Time.Setup
@@ -390,6 +440,9 @@ func milEvaluate(ctx context.Context, d *mil.Dataset, proto mil.Protocol, m milM
 		if r.Converged() {
 			ev.Converged++
 		}
+		if r.Stalled {
+			ev.Stalled++
+		}
 	}
 	if sum := tq + tb + tt + te; sum > 0 {
 		ev.Split["q"], ev.Split["beta"] = float64(tq)/float64(sum), float64(tb)/float64(sum)
@@ -397,6 +450,30 @@ func milEvaluate(ctx context.Context, d *mil.Dataset, proto mil.Protocol, m milM
 	}
 	ev.FitSeconds, ev.Iterations, ev.MsPerIteration, ev.PrimalResidual = Summarize(secs), Summarize(its), Summarize(msIt), Summarize(prim)
 	return ev, rep, err
+}
+
+// countPicks summarizes FitCV's picks: "lambda=0.01 pooling=max
+// scaling=auto ×7, ...", most frequent first.
+func countPicks(picks []string) string {
+	n := map[string]int{}
+	for _, p := range picks {
+		n[p]++
+	}
+	keys := make([]string, 0, len(n))
+	for k := range n {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if n[keys[i]] != n[keys[j]] {
+			return n[keys[i]] > n[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s ×%d", k, n[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // pm formats mean ± std with 4 decimals (std omitted for a single split).

@@ -109,7 +109,7 @@ func TestMILSynthetic(t *testing.T) {
 		t.Fatalf("%d data sets, want the synthetic one only", len(res.Datasets))
 	}
 	ds := res.Datasets[0]
-	if ds.Bags != 200 || ds.Paper != nil || len(ds.Evals) != 4 {
+	if ds.Bags != 200 || ds.Paper != nil || len(ds.Evals) != 6 {
 		t.Fatalf("data set %+v", ds)
 	}
 	for _, ev := range ds.Evals {
@@ -122,16 +122,20 @@ func TestMILSynthetic(t *testing.T) {
 			t.Errorf("%s %s: %d splits, want %d", ev.Method, ev.Protocol, ev.Splits, want)
 		}
 		// The planted rule is learnable: a working learner ranks well.
-		if ev.Method == "default" && ev.Mean.AUC < 0.8 {
-			t.Errorf("%s: AUC %.3f on synthetic bags", ev.Protocol, ev.Mean.AUC)
+		if (ev.Method == "default" || ev.Method == "fitcv") && ev.Mean.AUC < 0.8 {
+			t.Errorf("%s %s: AUC %.3f on synthetic bags", ev.Method, ev.Protocol, ev.Mean.AUC)
+		}
+		if (ev.Method == "fitcv") != (len(ev.Picked) == ev.Splits) {
+			t.Errorf("%s %s: %d picks for %d splits", ev.Method, ev.Protocol, len(ev.Picked), ev.Splits)
 		}
 	}
-	if !strings.Contains(out, "| default |") || !strings.Contains(out, "time per outer iteration split") {
+	if !strings.Contains(out, "| default |") || !strings.Contains(out, "| fitcv ") || !strings.Contains(out, "settings picked per split") ||
+		!strings.Contains(out, "time per outer iteration split") {
 		t.Errorf("output:\n%s", out)
 	}
-	// ROC and PR panels: two methods each, plus the chance line in ROC.
-	if n := checkSVG(t, filepath.Join(svgDir, "mil-synthetic-200-bags.svg")); n != 5 {
-		t.Errorf("figure has %d series paths, want 5", n)
+	// ROC and PR panels: three methods each, plus the chance line in ROC.
+	if n := checkSVG(t, filepath.Join(svgDir, "mil-synthetic-200-bags.svg")); n != 7 {
+		t.Errorf("figure has %d series paths, want 7", n)
 	}
 }
 

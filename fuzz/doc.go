@@ -13,8 +13,12 @@
 //	                   GradSweep: the same bits as MulVec, map, MulTransVec
 //	FuzzSphereProx     neadmm.SphereProx: optimality, stationarity, special cases
 //	FuzzMaxProx        neadmm.MaxProx against an exhaustive reference
+//	FuzzTopKProx       neadmm.TopKProx and MeanProx against an exhaustive reference
 //	FuzzReadCSV        mil.ReadCSV and Read: no panic, consistent datasets
 //	FuzzReadSparse     mil.ReadSparse and Read: no panic, consistent datasets
+//	FuzzNewSparse      mil.NewSparse against its documented rules; the data layer on what it accepts
+//	FuzzFitText        mil.Fit on tiny datasets the loaders read: deadline, memory budget, error kinds
+//	FuzzFitArrays      mil.Fit on tiny datasets from NewDense/NewSparse, values at any scale
 //
 // The vec targets run every input through every implementation of vec this
 // CPU can run (vec.Implementations: avx512, avx2 and generic on an AVX-512

@@ -24,24 +24,34 @@ import (
 
 // maxDenseCells bounds rows*cols for the reads that may store dense, to keep
 // each execution fast (the loaders themselves refuse dense storage only
-// beyond mil.MaxDenseCells, checked separately).
+// beyond mil.DefaultMaxDenseCells, checked separately).
 const maxDenseCells = 1 << 20
 
 // cells returns rows*cols without overflow on 32-bit platforms.
 func cells(rows, cols int) int64 { return int64(rows) * int64(cols) }
 
-// options decodes the option byte: nil, Auto with a SparseDensity, Dense or
-// Sparse.
+// options decodes the option byte: nil (for 0), else the storage from the
+// low two bits (Auto, Dense, Sparse, Auto), Auto's SparseDensity from the
+// next two and MaxDenseCells from the next two (the default, or caps of 1,
+// 7 and 64 cells, so that the loaders' switch from dense to sparse
+// accumulation runs on small inputs).
 func options(b byte) *mil.LoadOptions {
-	switch b % 4 {
-	case 0:
+	if b == 0 {
 		return nil
-	case 1:
-		return &mil.LoadOptions{SparseDensity: [...]float64{0, 0.01, 0.5, 1.5}[b>>2%4]}
-	case 2:
-		return &mil.LoadOptions{Storage: mil.Dense}
 	}
-	return &mil.LoadOptions{Storage: mil.Sparse}
+	return &mil.LoadOptions{
+		Storage:       [...]mil.Storage{mil.Auto, mil.Dense, mil.Sparse, mil.Auto}[b%4],
+		SparseDensity: [...]float64{0, 0.01, 0.5, 1.5}[b>>2%4],
+		MaxDenseCells: [...]int{0, 1, 7, 64}[b>>4%4],
+	}
+}
+
+// denseCap returns the dense cap opt applies.
+func denseCap(opt *mil.LoadOptions) int64 {
+	if opt == nil || opt.MaxDenseCells == 0 {
+		return mil.DefaultMaxDenseCells
+	}
+	return int64(opt.MaxDenseCells)
 }
 
 // FuzzReadCSV fuzzes the dense CSV loader (and Read on the same text).
@@ -62,6 +72,7 @@ func FuzzReadCSV(f *testing.F) {
 		"x,1,1,1\ny,2,0,2\nz,1,1,3\nw,2,0,4\n", // scattered bags
 		"i,b,1\n",                              // no feature
 		"# comment\ni,b,1,1\n",                 // Read: sparse by the first line
+		"\ufeffa,1,1,0.5\n",                    // byte order mark
 	} {
 		for o := range byte(4) {
 			f.Add(s, o)
@@ -85,6 +96,13 @@ func FuzzReadSparse(f *testing.F) {
 		"i:b:1 1:1\n# features: 3\n",                // late header
 		"# features: 3\n# features: 4\ni:b:1 1:1\n", // contradicting headers
 		"# features are counts\ni:b:1 1:1\n",        // a comment, not a header
+		"# Features: 3\ni:b:1 1:1\n",                // a misspelt header
+		"# n_features = 3\ni:b:1 1:1\n",             // a misspelt header
+		"# features 3\ni:b:1 1:1\n",                 // a misspelt header
+		"# features 2 and 3\ni:b:1 1:1\n",           // a comment
+		"\ufeff# features: 2\ni:b:1 1:1\n",          // byte order mark
+		"# features: 1048577\ni:b:1 1:1\n",          // header beyond the cap
+		"i:b:1 1048577:1\n",                         // index beyond the cap
 		"i:b 1:1\n",                                 // two fields
 		"i:b:1:1 1:1\n",                             // four fields
 		"i:b:1 1:NaN\n",                             // NaN
@@ -146,17 +164,22 @@ func checkLoad(t *testing.T, text string, optB byte, sparse bool) {
 				t.Errorf("sparse storage: %v", e)
 			}
 		}
-		if cells(d.NumInstances(), d.NumFeatures()) > mil.MaxDenseCells {
+		if cells(d.NumInstances(), d.NumFeatures()) > mil.DefaultMaxDenseCells {
 			// Dense storage this large must be refused, not attempted.
-			if _, err := read(strings.NewReader(text), &mil.LoadOptions{Storage: mil.Dense}); err == nil {
-				t.Errorf("dense storage of %d x %d accepted, beyond MaxDenseCells", d.NumInstances(), d.NumFeatures())
+			if _, err := read(strings.NewReader(text), &mil.LoadOptions{Storage: mil.Dense}); !errors.Is(err, mil.ErrTooLarge) {
+				t.Errorf("dense storage of %d x %d: error %v, want ErrTooLarge", d.NumInstances(), d.NumFeatures(), err)
 			}
 		}
 		if cells(d.NumInstances(), d.NumFeatures()) <= maxDenseCells {
 			opt := options(optB)
 			d2, err := read(strings.NewReader(text), opt)
-			if err != nil {
-				t.Errorf("storage %v: error %v, but sparse storage succeeded", opt, err)
+			tooBig := cells(d.NumInstances(), d.NumFeatures()) > denseCap(opt)
+			if opt != nil && opt.Storage == mil.Dense && tooBig {
+				if !errors.Is(err, mil.ErrTooLarge) || !errors.Is(err, mil.ErrBadInput) || d2 != nil {
+					t.Errorf("dense storage of %d x %d beyond the cap %d: error %v, want ErrTooLarge", d.NumInstances(), d.NumFeatures(), denseCap(opt), err)
+				}
+			} else if err != nil {
+				t.Errorf("storage %+v: error %v, but sparse storage succeeded", opt, err)
 			} else if e := checkDataset(d2, opt); e != nil {
 				t.Errorf("storage %+v: %v", opt, e)
 			} else if e := sameDataset(d, d2); e != nil {
@@ -169,7 +192,7 @@ func checkLoad(t *testing.T, text string, optB byte, sparse bool) {
 		return // beyond Read's peek, the rule is about a prefix only
 	}
 	pickSparse := false
-	for _, line := range strings.Split(text, "\n") {
+	for _, line := range strings.Split(strings.TrimPrefix(text, "\ufeff"), "\n") {
 		if l := strings.TrimSpace(line); l != "" {
 			pickSparse = l[0] == '#' || !strings.Contains(l, ",")
 			break
@@ -197,10 +220,14 @@ func checkLoad(t *testing.T, text string, optB byte, sparse bool) {
 	}
 }
 
-// checkLoadError checks that err is one of the documented kinds.
+// checkLoadError checks that err is one of the documented kinds. Every
+// error on in-memory text is bad input.
 func checkLoadError(err error, text string) error {
 	if !strings.HasPrefix(err.Error(), "mil: ") {
 		return fmt.Errorf("error %q does not start with \"mil: \"", err)
+	}
+	if !errors.Is(err, mil.ErrBadInput) {
+		return fmt.Errorf("error %q (%T) does not match ErrBadInput", err, err)
 	}
 	var pe *mil.ParseError
 	switch {
@@ -298,6 +325,9 @@ func checkDataset(d *mil.Dataset, opt *mil.LoadOptions) error {
 		case opt.SparseDensity > 0:
 			wantSparse = float64(nnz) < opt.SparseDensity*float64(ni)*float64(nf)
 		}
+	}
+	if (opt == nil || opt.Storage == mil.Auto) && cells(ni, nf) > denseCap(opt) {
+		wantSparse = true
 	}
 	if d.IsSparse() != wantSparse {
 		return fmt.Errorf("IsSparse %v, want %v (nnz %d, %d x %d, options %+v)", d.IsSparse(), wantSparse, nnz, ni, nf, opt)
@@ -432,7 +462,10 @@ func refValue(s string) (float64, bool) {
 func refCSV(text string) refData {
 	var r refData
 	var lab refLabels
-	for n, line := range strings.Split(text, "\n") {
+	for n, line := range strings.Split(strings.TrimPrefix(text, "\ufeff"), "\n") {
+		if len(line) > mil.DefaultMaxLineBytes {
+			return refData{err: "line too long", line: n + 1}
+		}
 		l := strings.TrimSpace(line)
 		if l == "" {
 			continue
@@ -444,6 +477,9 @@ func refCSV(text string) refData {
 		}
 		if r.inst == nil {
 			r.cols = len(f) - 3
+			if r.cols > mil.DefaultMaxFeatures {
+				return fail("more features than the cap")
+			}
 		} else if len(f)-3 != r.cols {
 			return fail("field count differs from the first line's")
 		}
@@ -482,19 +518,23 @@ func refSparse(text string) refData {
 	var lab refLabels
 	header := 0 // D from `# features: D`, 0 if none
 	maxIdx := 0 // largest index of a non-zero value
-	for n, line := range strings.Split(text, "\n") {
+	for n, line := range strings.Split(strings.TrimPrefix(text, "\ufeff"), "\n") {
+		if len(line) > mil.DefaultMaxLineBytes {
+			return refData{err: "line too long", line: n + 1}
+		}
 		l := strings.TrimSpace(line)
 		if l == "" {
 			continue
 		}
 		fail := func(msg string) refData { return refData{err: msg, line: n + 1} }
 		if l[0] == '#' {
-			rest, ok := strings.CutPrefix(strings.TrimSpace(l[1:]), "features")
-			if !ok {
-				continue
-			}
-			val, ok := strings.CutPrefix(strings.TrimSpace(rest), ":")
-			if !ok {
+			comment := strings.TrimSpace(l[1:])
+			rest, ok := strings.CutPrefix(comment, "features")
+			val, ok2 := strings.CutPrefix(strings.TrimSpace(rest), ":")
+			if !ok || !ok2 {
+				if refLooksLikeHeader(comment) {
+					return fail("misspelt header")
+				}
 				continue
 			}
 			d, ok := refIndex(strings.TrimSpace(val))
@@ -505,6 +545,8 @@ func refSparse(text string) refData {
 				return fail("header after the first instance")
 			case header != 0 && d != header:
 				return fail("contradicting headers")
+			case d > mil.DefaultMaxFeatures:
+				return fail("header beyond the cap")
 			}
 			header = d
 			continue
@@ -529,7 +571,7 @@ func refSparse(text string) refData {
 				return fail("feature is not j:v")
 			}
 			j, ok := refIndex(js)
-			if !ok || header != 0 && j > header || j <= prev {
+			if !ok || header != 0 && j > header || j > mil.DefaultMaxFeatures || j <= prev {
 				return fail("bad index " + strconv.Quote(js))
 			}
 			prev = j
@@ -566,4 +608,42 @@ func refIndex(s string) (int, bool) {
 	}
 	n, _ := strconv.Atoi(s)
 	return n, n >= 1 && n < math.MaxInt32
+}
+
+// refLooksLikeHeader is ReadSparse's rule for a comment (the text after
+// the #, trimmed) that spells the header another way: "key: number",
+// "key = number" or "key number", where the key, in ASCII lower case
+// without spaces, tabs, '_' and '-', names the number of features, and
+// the number is a digit, optionally signed, then anything (after a
+// separator) or nothing more (without one).
+func refLooksLikeHeader(c string) bool {
+	keys := map[string]bool{
+		"feature": true, "features": true, "nfeatures": true, "numfeatures": true, "numberoffeatures": true,
+		"featurecount": true, "dim": true, "dims": true, "dimension": true, "dimensions": true,
+		"ndim": true, "ndims": true, "numdims": true,
+	}
+	isKey := func(k string) bool {
+		var b strings.Builder
+		for _, c := range []byte(k) {
+			switch {
+			case c == ' ' || c == '\t' || c == '_' || c == '-':
+			case c >= 'A' && c <= 'Z':
+				b.WriteByte(c + 32)
+			default:
+				b.WriteByte(c)
+			}
+		}
+		return keys[b.String()]
+	}
+	isNumber := func(v string) bool {
+		if v != "" && (v[0] == '+' || v[0] == '-') {
+			v = v[1:]
+		}
+		return v != "" && v[0] >= '0' && v[0] <= '9'
+	}
+	if i := strings.IndexAny(c, ":="); i >= 0 && isKey(c[:i]) && isNumber(strings.TrimSpace(c[i+1:])) {
+		return true
+	}
+	f := strings.Fields(c)
+	return len(f) == 2 && isKey(f[0]) && isNumber(f[1])
 }

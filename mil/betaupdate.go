@@ -1,6 +1,8 @@
 package mil
 
 import (
+	"context"
+	"fmt"
 	"math"
 
 	"github.com/neadmm/neadmm/vec"
@@ -48,11 +50,11 @@ type lassoGram struct {
 	mu    float64
 }
 
-func newLassoGram(d *Dataset) *lassoGram {
+// newLassoGram returns the lasso on d with its Gram matrix g (shared,
+// read-only).
+func newLassoGram(d *Dataset, g []float64) *lassoGram {
 	d1 := d.NumFeatures() + 1
-	l := &lassoGram{g: make([]float64, d1*d1), d1: d1, data: d, b: make([]float64, d1), gx: make([]float64, d1)}
-	d.Gram(l.g)
-	return l
+	return &lassoGram{g: g, d1: d1, data: d, b: make([]float64, d1), gx: make([]float64, d1)}
 }
 
 func (l *lassoGram) setRHS(v []float64, mu float64) {
@@ -113,8 +115,9 @@ const powerIters = 500
 // eigenvector that eigenvalue is lambda_max, so m + res bounds it. The
 // iteration stops when res <= 1e-3*m; the result adds 1% on top, so a
 // slightly unsettled iteration still errs on the safe (smaller step) side.
-// It returns 1 for M = 0 (any step is then exact).
-func lipschitz(n int, mul func(dst, x []float64)) float64 {
+// It returns 1 for M = 0 (any step is then exact), and ctx's error
+// (checked every iteration) if it is done.
+func lipschitz(ctx context.Context, n int, mul func(dst, x []float64)) (float64, error) {
 	u := make([]float64, n)
 	mu := make([]float64, n)
 	// A deterministic start with no special structure (not orthogonal to
@@ -129,12 +132,15 @@ func lipschitz(n int, mul func(dst, x []float64)) float64 {
 	vec.Scal(1/vec.Nrm2(u), u)
 	m, res := 0.0, math.Inf(1)
 	for range powerIters {
+		if err := ctx.Err(); err != nil {
+			return 0, fmt.Errorf("mil: Fit: power iteration: %w", err)
+		}
 		mul(mu, u)
 		m = vec.Dot(u, mu)
 		// res = ||M u - m u||, then u = M u / ||M u||.
 		nmu := vec.Nrm2(mu)
 		if nmu == 0 {
-			return 1
+			return 1, nil
 		}
 		vec.Axpy(-m, u, mu)
 		res = vec.Nrm2(mu)
@@ -145,5 +151,5 @@ func lipschitz(n int, mul func(dst, x []float64)) float64 {
 			break
 		}
 	}
-	return 1.01 * (m + res)
+	return 1.01 * (m + res), nil
 }

@@ -38,6 +38,8 @@ func (s Storage) String() string {
 	return "Storage(" + strconv.Itoa(int(s)) + ")"
 }
 
+func (s Storage) valid() bool { return s == Auto || s == Dense || s == Sparse }
+
 // DefaultSparseDensity is the density below which Auto chooses sparse
 // storage. Measured with BenchmarkProductsByDensity (one MulVec plus one
 // MulTransVec, 234 features, AVX2): the CSR path costs about 1.2 ns per
@@ -48,34 +50,144 @@ func (s Storage) String() string {
 // vaccine.svm (density 0.005) is stored sparse, fox.csv (0.62) dense.
 const DefaultSparseDensity = 0.15
 
-// LoadOptions tunes how loaders and Builder.Build store the features. The
-// zero value (or a nil *LoadOptions) means Auto with DefaultSparseDensity.
+// Caps on what input may ask of memory. Each is checked before the
+// allocation it bounds, and exceeding one is an error wrapping both
+// ErrBadInput and ErrTooLarge that names the cap. The LoadOptions fields
+// of the same names raise (or lower) them for the loaders, Builder.Build
+// and Dataset.ConvertWith; NewSparse and Dataset.Subset use the defaults.
+//
+// Why these values: a fit allocates about 17 float64 vectors of
+// NumFeatures values with ScaleAuto, 11 without (the scaler, the
+// coefficients, FISTA's state; measured at 2^14 to 2^18 features), so
+// DefaultMaxFeatures (2^20, scikit-learn's default for hashed features)
+// bounds that near 140 MB whatever a file's `# features:` header says.
+// DefaultMaxDenseCells (2^28 values, 2 GiB) is 44 times the largest dense
+// matrix timed here (4000 x 1500); beyond it, Auto stores sparse.
+// DefaultMaxLineBytes (16 MiB) is 7600 times fox.csv's longest line
+// (2.2 kB, 230 features), room for a dense row of about a million values.
+const (
+	// DefaultMaxFeatures caps NumFeatures: a `# features:` header, the
+	// largest index of a sparse file or a Builder, the field count of a
+	// CSV line, NewSparse's numFeatures.
+	DefaultMaxFeatures = 1 << 20
+	// MaxFeaturesLimit is the largest NumFeatures any dataset can have,
+	// whatever the options: column indices are stored as int32.
+	MaxFeaturesLimit = math.MaxInt32 - 1
+	// DefaultMaxDenseCells caps NumInstances*NumFeatures of dense storage
+	// (2^28 float64 = 2 GiB): Auto stores anything larger sparse, an
+	// explicit Dense request for it is an error, and a Builder (so a
+	// loader) accumulating rows dense switches to sparse beyond it. So a
+	// tiny file declaring a huge dimension cannot exhaust memory.
+	DefaultMaxDenseCells = 1 << 28
+	// DefaultMaxLineBytes caps one line of a data file; a longer line is
+	// a *ParseError rather than an unbounded buffer.
+	DefaultMaxLineBytes = 1 << 24
+)
+
+// LoadOptions tunes how loaders, Builder.Build and Dataset.ConvertWith
+// store the features, and the caps they apply. The zero value (or a nil
+// *LoadOptions) means Auto with DefaultSparseDensity and the default caps.
 type LoadOptions struct {
+	// Storage is Auto (the zero value), Dense or Sparse.
 	Storage Storage
-	// SparseDensity overrides DefaultSparseDensity for Auto when > 0.
+	// SparseDensity overrides DefaultSparseDensity for Auto when > 0 (a
+	// value above 1 always chooses sparse).
 	SparseDensity float64
+	// MaxFeatures overrides DefaultMaxFeatures when > 0; at most
+	// MaxFeaturesLimit.
+	MaxFeatures int
+	// MaxDenseCells overrides DefaultMaxDenseCells when > 0.
+	MaxDenseCells int
+	// MaxLineBytes overrides DefaultMaxLineBytes when > 0.
+	MaxLineBytes int
 }
 
-// MaxDenseCells caps rows*cols of dense storage (2^28 float64 = 2 GiB): Auto
-// stores anything larger sparse, and an explicit Dense request for it is an
-// error, so a tiny file declaring a huge dimension cannot exhaust memory.
-const MaxDenseCells = 1 << 28
-
-func chooseStorage(nnz, rows, cols int, opt *LoadOptions) (Storage, error) {
-	tooBig := float64(rows)*float64(cols) > MaxDenseCells
-	thr := DefaultSparseDensity
-	if opt != nil {
-		if opt.Storage == Dense && tooBig {
-			return 0, fmt.Errorf("mil: dense storage of %d x %d values exceeds MaxDenseCells (%d); use sparse storage", rows, cols, MaxDenseCells)
-		}
-		if opt.Storage != Auto {
-			return opt.Storage, nil
-		}
-		if opt.SparseDensity > 0 {
-			thr = opt.SparseDensity
-		}
+// Validate returns an error wrapping ErrBadInput if a field is out of
+// range: Storage not Auto, Dense or Sparse; SparseDensity negative, NaN or
+// infinite; MaxFeatures negative or above MaxFeaturesLimit; MaxDenseCells
+// or MaxLineBytes negative. A nil *LoadOptions is valid.
+func (o *LoadOptions) Validate() error {
+	if o == nil {
+		return nil
 	}
-	if tooBig || float64(nnz) < thr*float64(rows)*float64(cols) {
+	switch {
+	case !o.Storage.valid():
+		return badInput("LoadOptions.Storage = %v, want Auto, Dense or Sparse", o.Storage)
+	case !(o.SparseDensity >= 0) || math.IsInf(o.SparseDensity, 1):
+		return badInput("LoadOptions.SparseDensity = %v, want finite and >= 0", o.SparseDensity)
+	case o.MaxFeatures < 0 || o.MaxFeatures > MaxFeaturesLimit:
+		return badInput("LoadOptions.MaxFeatures = %d, want 0 (default) to MaxFeaturesLimit = %d", o.MaxFeatures, MaxFeaturesLimit)
+	case o.MaxDenseCells < 0:
+		return badInput("LoadOptions.MaxDenseCells = %d, want >= 0", o.MaxDenseCells)
+	case o.MaxLineBytes < 0:
+		return badInput("LoadOptions.MaxLineBytes = %d, want >= 0", o.MaxLineBytes)
+	}
+	return nil
+}
+
+// limits are LoadOptions resolved: defaults filled in.
+type limits struct {
+	storage       Storage
+	density       float64
+	maxFeatures   int
+	maxDenseCells int
+	maxLine       int
+}
+
+// resolve validates o and fills in the defaults.
+func (o *LoadOptions) resolve() (limits, error) {
+	l := limits{storage: Auto, density: DefaultSparseDensity, maxFeatures: DefaultMaxFeatures,
+		maxDenseCells: DefaultMaxDenseCells, maxLine: DefaultMaxLineBytes}
+	if o == nil {
+		return l, nil
+	}
+	if err := o.Validate(); err != nil {
+		return l, err
+	}
+	l.storage = o.Storage
+	if o.SparseDensity > 0 {
+		l.density = o.SparseDensity
+	}
+	if o.MaxFeatures > 0 {
+		l.maxFeatures = o.MaxFeatures
+	}
+	if o.MaxDenseCells > 0 {
+		l.maxDenseCells = o.MaxDenseCells
+	}
+	if o.MaxLineBytes > 0 {
+		l.maxLine = o.MaxLineBytes
+	}
+	return l, nil
+}
+
+// checkFeatures returns the error for cols features beyond the cap.
+func (l *limits) checkFeatures(cols int) error {
+	if cols > l.maxFeatures {
+		return tooLarge("%d features exceed the cap of %d (LoadOptions.MaxFeatures, default DefaultMaxFeatures)", cols, l.maxFeatures)
+	}
+	return nil
+}
+
+// cellsOver reports whether rows*cols > limit (all >= 0), without
+// overflow.
+func cellsOver(rows, cols, limit int) bool {
+	return cols > 0 && rows > limit/cols
+}
+
+// chooseStorage resolves Auto for a rows x cols matrix with nnz non-zeros
+// and checks the dense cap.
+func chooseStorage(nnz, rows, cols int, l limits) (Storage, error) {
+	tooBig := cellsOver(rows, cols, l.maxDenseCells)
+	switch l.storage {
+	case Dense:
+		if tooBig {
+			return 0, tooLarge("dense storage of %d x %d values exceeds the cap of %d (LoadOptions.MaxDenseCells, default DefaultMaxDenseCells); store it sparse", rows, cols, l.maxDenseCells)
+		}
+		return Dense, nil
+	case Sparse:
+		return Sparse, nil
+	}
+	if tooBig || float64(nnz) < l.density*float64(rows)*float64(cols) {
 		return Sparse, nil
 	}
 	return Dense, nil
@@ -86,10 +198,17 @@ func chooseStorage(nnz, rows, cols int, opt *LoadOptions) (Storage, error) {
 // bags; Build groups them by bag, keeping bags in order of first appearance
 // and instances of a bag in the order they were added. Use it to build
 // synthetic data. A Builder is not safe for concurrent use.
+//
+// Memory: rows start accumulating dense when the first instance is added
+// with AddDense, sparse with AddSparse; dense accumulation switches to
+// sparse once it would exceed DefaultMaxDenseCells (a loader: its
+// LoadOptions.MaxDenseCells), so what a Builder holds is never more than
+// the cap or about 12 bytes per non-zero the caller passed in.
 type Builder struct {
-	cols   int // 0 until known
-	sparse bool
-	n      int
+	cols     int // 0 until known
+	sparse   bool
+	n        int
+	denseCap int // cells of dense accumulation before switching to sparse
 
 	dense  []float64 // dense mode: n*cols
 	rowptr []int     // sparse mode: n+1
@@ -111,18 +230,20 @@ type Builder struct {
 
 // NewBuilder returns an empty Builder for instances of numFeatures
 // features. numFeatures <= 0 means unknown: the first AddDense fixes it, or
-// with only AddSparse calls Build sets it to the largest index + 1.
+// with only AddSparse calls Build sets it to the largest index + 1. A
+// numFeatures above the cap Build applies is reported by Build.
 func NewBuilder(numFeatures int) *Builder {
 	b := &Builder{}
-	b.reset(max(numFeatures, 0))
+	b.reset(max(numFeatures, 0), DefaultMaxDenseCells)
 	return b
 }
 
-func (b *Builder) reset(cols int) {
-	*b = Builder{cols: cols, rowptr: []int{0}, bagIdx: map[string]int{}, grouped: true, maxCol: -1}
+func (b *Builder) reset(cols, denseCap int) {
+	*b = Builder{cols: cols, denseCap: denseCap, rowptr: []int{0}, bagIdx: map[string]int{}, grouped: true, maxCol: -1}
 }
 
 // LabelConflictError reports a bag whose instances disagree on the label.
+// It matches ErrBadInput with errors.Is.
 type LabelConflictError struct {
 	Bag           string
 	Label, Prev   float64 // the new instance's label and the bag's label so far
@@ -134,6 +255,9 @@ type LabelConflictError struct {
 func (e *LabelConflictError) Error() string {
 	return fmt.Sprintf("bag %q has label %v here but %v on its first instance", e.Bag, e.Label, e.Prev)
 }
+
+// Unwrap returns ErrBadInput.
+func (e *LabelConflictError) Unwrap() error { return ErrBadInput }
 
 // bag returns the index of bag id (a new one is registered with label y).
 func (b *Builder) bag(id []byte, y float64) (int, error) {
@@ -175,36 +299,70 @@ func (b *Builder) commit(k int, instID []byte) {
 	b.n++
 }
 
+// denseRoom reports whether one more row of cols values may be
+// accumulated dense; when it may not, it switches the Builder to sparse
+// accumulation, converting the rows so far (the caller then appends the
+// row's non-zeros to colidx and values).
+func (b *Builder) denseRoom(cols int) bool {
+	if b.sparse {
+		return false
+	}
+	if !cellsOver(b.n+1, cols, b.denseCap) {
+		return true
+	}
+	b.rowptr = make([]int, 1, b.n+1)
+	b.colidx = make([]int32, 0, b.nnz)
+	b.values = make([]float64, 0, b.nnz)
+	for i := range b.n {
+		for j, v := range b.dense[i*cols : (i+1)*cols] {
+			if v != 0 {
+				b.colidx = append(b.colidx, int32(j))
+				b.values = append(b.values, v)
+			}
+		}
+		b.rowptr = append(b.rowptr, len(b.values))
+	}
+	b.maxCol = cols - 1 // the dimension is known; Build does not infer it
+	b.dense, b.sparse = nil, true
+	return false
+}
+
 // AddDense adds an instance with features x (len(x) == NumFeatures) to bag
-// bagID with label (0 or 1). It returns an error, leaving the Builder
-// unchanged, if bagID is empty, the label is not 0 or 1 or differs from the
-// bag's earlier instances (*LabelConflictError), len(x) is wrong, or a value
-// is NaN or ±Inf.
+// bagID with label (0 or 1). It returns an error wrapping ErrBadInput,
+// leaving the Builder unchanged, if bagID is empty, the label is not 0 or 1
+// or differs from the bag's earlier instances (*LabelConflictError), len(x)
+// is wrong or above MaxFeaturesLimit, or a value is NaN or ±Inf.
 func (b *Builder) AddDense(bagID, instanceID string, label float64, x []float64) error {
 	cols := b.cols
 	if cols == 0 {
 		if len(x) == 0 {
-			return errors.New("mil: AddDense: no features")
+			return badInput("AddDense: no features")
+		}
+		if len(x) > MaxFeaturesLimit {
+			return tooLarge("AddDense: %d features exceed MaxFeaturesLimit = %d", len(x), MaxFeaturesLimit)
 		}
 		if b.maxCol >= len(x) {
-			return fmt.Errorf("mil: AddDense: %d features, but index %d was added", len(x), b.maxCol)
+			return badInput("AddDense: %d features, but index %d was added", len(x), b.maxCol)
 		}
 		cols = len(x)
 	}
 	if len(x) != cols {
-		return fmt.Errorf("mil: AddDense: %d features, want %d", len(x), cols)
+		return badInput("AddDense: %d features, want %d", len(x), cols)
 	}
 	for j, v := range x {
 		if !num.Finite(v) {
-			return fmt.Errorf("mil: AddDense: feature %d is %v", j, v)
+			return badInput("AddDense: feature %d is %v", j, v)
 		}
 	}
 	k, err := b.bag([]byte(bagID), label)
 	if err != nil {
-		return fmt.Errorf("mil: AddDense: %w", err)
+		return wrapAdd("AddDense", err)
 	}
 	b.cols = cols
-	if b.sparse {
+	if b.denseRoom(cols) {
+		b.dense = append(b.dense, x...)
+		b.nnz += countNonZero(x)
+	} else {
 		for j, v := range x {
 			if v != 0 {
 				b.colidx = append(b.colidx, int32(j))
@@ -212,60 +370,67 @@ func (b *Builder) AddDense(bagID, instanceID string, label float64, x []float64)
 			}
 		}
 		b.maxCol = max(b.maxCol, lastNonZero(x))
-	} else {
-		b.dense = append(b.dense, x...)
-		b.nnz += countNonZero(x)
 	}
 	b.commit(k, []byte(instanceID))
 	return nil
 }
 
+// wrapAdd returns a Builder.bag error as an Add* error matching
+// ErrBadInput (and *LabelConflictError with errors.As).
+func wrapAdd(fn string, err error) error {
+	if _, ok := err.(*LabelConflictError); ok {
+		return fmt.Errorf("mil: %s: %w", fn, err)
+	}
+	return fmt.Errorf("mil: %s: %w", fn, &inputError{msg: err.Error(), kinds: badInputKinds})
+}
+
 // AddSparse adds an instance whose non-zero features are value[p] at the
 // 0-based columns index[p] (strictly increasing) to bag bagID with label
-// (0 or 1); explicit zero values are dropped. It returns an error, leaving
-// the Builder unchanged, if bagID is empty, the label is not 0 or 1 or
-// differs from the bag's earlier instances (*LabelConflictError),
-// len(index) != len(value), an index is negative, >= NumFeatures (when
-// known) or not increasing, or a value is NaN or ±Inf.
+// (0 or 1); explicit zero values are dropped. It returns an error wrapping
+// ErrBadInput, leaving the Builder unchanged, if bagID is empty, the label
+// is not 0 or 1 or differs from the bag's earlier instances
+// (*LabelConflictError), len(index) != len(value), an index is negative,
+// >= NumFeatures (when known) or >= MaxFeaturesLimit, or not increasing,
+// or a value is NaN or ±Inf.
 func (b *Builder) AddSparse(bagID, instanceID string, label float64, index []int, value []float64) error {
 	if len(index) != len(value) {
-		return errors.New("mil: AddSparse: len(index) != len(value)")
+		return badInput("AddSparse: len(index) = %d != len(value) = %d", len(index), len(value))
 	}
 	prev := -1
 	for p, j := range index {
-		if j < 0 || b.cols > 0 && j >= b.cols || j >= math.MaxInt32 {
-			return fmt.Errorf("mil: AddSparse: index %d out of range", j)
+		if j < 0 || b.cols > 0 && j >= b.cols || j >= MaxFeaturesLimit {
+			return badInput("AddSparse: index %d out of range", j)
 		}
 		if j <= prev {
-			return fmt.Errorf("mil: AddSparse: index %d not greater than previous index %d", j, prev)
+			return badInput("AddSparse: index %d not greater than previous index %d", j, prev)
 		}
 		if !num.Finite(value[p]) {
-			return fmt.Errorf("mil: AddSparse: feature %d is %v", j, value[p])
+			return badInput("AddSparse: feature %d is %v", j, value[p])
 		}
 		prev = j
 	}
 	k, err := b.bag([]byte(bagID), label)
 	if err != nil {
-		return fmt.Errorf("mil: AddSparse: %w", err)
+		return wrapAdd("AddSparse", err)
 	}
 	if b.n == 0 {
 		b.sparse = true // the first instance decides the accumulation mode
 	}
-	if b.sparse {
-		for p, j := range index {
-			if value[p] != 0 {
-				b.colidx = append(b.colidx, int32(j))
-				b.values = append(b.values, value[p])
-				b.maxCol = max(b.maxCol, j)
-			}
-		}
-	} else {
+	if b.denseRoom(b.cols) {
 		off := len(b.dense)
 		b.dense = append(b.dense, make([]float64, b.cols)...)
 		for p, j := range index {
 			b.dense[off+j] = value[p]
 			if value[p] != 0 {
 				b.nnz++
+			}
+		}
+	} else {
+		for p, j := range index {
+			if value[p] != 0 {
+				b.colidx = append(b.colidx, int32(j))
+				b.values = append(b.values, value[p])
+				b.maxCol = max(b.maxCol, j)
 			}
 		}
 	}
@@ -277,10 +442,22 @@ func (b *Builder) AddSparse(bagID, instanceID string, label float64, index []int
 func (b *Builder) NumInstances() int { return b.n }
 
 // Build returns the dataset of the instances added so far, stored as opt
-// says (nil: Auto), and resets the Builder to empty (keeping NumFeatures). It
-// returns an error if no instance was added or the number of features is
-// still unknown (no features anywhere).
+// says (nil: Auto, default caps), and resets the Builder to empty (keeping
+// NumFeatures). It returns an error, leaving the Builder unchanged, if no
+// instance was added (ErrNoInstances), the number of features is still
+// unknown (no features anywhere), opt is invalid (LoadOptions.Validate),
+// or the dataset exceeds opt's caps (MaxFeatures; MaxDenseCells for Dense
+// storage); all but ErrNoInstances wrap ErrBadInput, the caps also
+// ErrTooLarge.
 func (b *Builder) Build(opt *LoadOptions) (*Dataset, error) {
+	lim, err := opt.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return b.build(lim)
+}
+
+func (b *Builder) build(lim limits) (*Dataset, error) {
 	if b.n == 0 {
 		return nil, ErrNoInstances
 	}
@@ -289,14 +466,16 @@ func (b *Builder) Build(opt *LoadOptions) (*Dataset, error) {
 		cols = b.maxCol + 1
 	}
 	if cols == 0 {
-		return nil, errors.New("mil: number of features unknown: no instance has a non-zero feature")
+		return nil, badInput("number of features unknown: no instance has a non-zero feature")
+	}
+	if err := lim.checkFeatures(cols); err != nil {
+		return nil, err
 	}
 	if b.sparse {
 		b.nnz = len(b.values)
 	}
-	kind, err := chooseStorage(b.nnz, b.n, cols, opt)
+	kind, err := chooseStorage(b.nnz, b.n, cols, lim)
 	if err != nil {
-		b.reset(b.cols)
 		return nil, err
 	}
 	nb := len(b.bagIDs)
@@ -344,7 +523,7 @@ func (b *Builder) Build(opt *LoadOptions) (*Dataset, error) {
 	if !b.grouped || (kind == Sparse) != b.sparse {
 		d = view.copyAs(kind)
 	}
-	b.reset(b.cols)
+	b.reset(b.cols, b.denseCap)
 	return d, nil
 }
 

@@ -1,7 +1,6 @@
 package mil
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -45,6 +44,20 @@ type storage struct {
 // the same contiguous blocks as on a copy.
 type run struct {
 	src, dst, n int
+}
+
+// checkUsable returns an error wrapping ErrBadInput, naming fn, for a nil
+// d or the zero Dataset (which no constructor returns: every Dataset
+// method that returns an error checks this first, and so should callers
+// such as Fit).
+func (d *Dataset) checkUsable(fn string) error {
+	if d == nil {
+		return badInput("%s: nil dataset", fn)
+	}
+	if d.m == nil || len(d.bagPtr) == 0 {
+		return badInput("%s: zero Dataset (build one with a loader, NewDense, NewSparse or a Builder)", fn)
+	}
+	return nil
 }
 
 // NumBags returns the number of bags.
@@ -138,12 +151,20 @@ func (d *Dataset) Density() float64 {
 }
 
 // Row writes the features of instance i into dst (zeros included). It
-// panics if len(dst) != NumFeatures() or i is out of range.
-func (d *Dataset) Row(dst []float64, i int) {
+// returns an error wrapping ErrBadInput if len(dst) != NumFeatures() or i
+// is out of range, leaving dst unchanged.
+func (d *Dataset) Row(dst []float64, i int) error {
+	if err := d.checkUsable("Dataset.Row"); err != nil {
+		return err
+	}
 	if len(dst) != d.m.cols {
-		panic("mil.Dataset.Row: len(dst) != NumFeatures()")
+		return badInput("Dataset.Row: len(dst) = %d, want NumFeatures() = %d", len(dst), d.m.cols)
+	}
+	if i < 0 || i >= d.NumInstances() {
+		return badInput("Dataset.Row: instance %d out of range [0,%d)", i, d.NumInstances())
 	}
 	d.m.row(dst, d.srcRow(i))
+	return nil
 }
 
 func (m *storage) row(dst []float64, src int) {
@@ -161,10 +182,30 @@ func (m *storage) row(dst []float64, src int) {
 // (a bag may repeat, as in a bootstrap sample). The feature data is shared
 // with d, not copied: only O(len(bags)) bookkeeping is allocated, and the
 // products cost the same as on a copy (one contiguous block per run of
-// adjacent bags). Indices out of range or an empty list return an error.
+// adjacent bags).
+//
+// It returns an error wrapping ErrBadInput for a nil d, an empty list or
+// an index out of range, and one also wrapping ErrTooLarge when repeats
+// make the subset larger than twice d and than DefaultMaxDenseCells values
+// (its instances times NumFeatures for dense storage, its stored entries
+// plus instances for sparse): a copy of it (Materialize, Scaler.Apply)
+// and the per-instance vectors of a fit would be sized by it.
 func (d *Dataset) Subset(bags []int) (*Dataset, error) {
+	if err := d.checkUsable("Subset"); err != nil {
+		return nil, err
+	}
 	if len(bags) == 0 {
-		return nil, errors.New("mil: Subset: no bags")
+		return nil, badInput("Subset: no bags")
+	}
+	var size float64 // values a copy of the subset stores (see storedValues)
+	for _, k := range bags {
+		if k < 0 || k >= d.NumBags() {
+			return nil, badInput("Subset: bag index %d out of range [0,%d)", k, d.NumBags())
+		}
+		size += d.bagValues(k)
+	}
+	if limit := max(2*d.storedValues(), DefaultMaxDenseCells); size > limit {
+		return nil, tooLarge("Subset: %d bags holding %.0f stored values exceed the cap of %.0f (twice the dataset, at least DefaultMaxDenseCells)", len(bags), size, limit)
 	}
 	s := &Dataset{
 		m:      d.m,
@@ -175,9 +216,6 @@ func (d *Dataset) Subset(bags []int) (*Dataset, error) {
 	}
 	off := 0
 	for i, k := range bags {
-		if k < 0 || k >= d.NumBags() {
-			return nil, fmt.Errorf("mil: Subset: bag index %d out of range [0,%d)", k, d.NumBags())
-		}
 		n := d.bagPtr[k+1] - d.bagPtr[k]
 		src := d.bagSrc[k]
 		s.bagSrc[i], s.labels[i], s.bagIDs[i] = src, d.labels[k], d.bagIDs[k]
@@ -190,6 +228,31 @@ func (d *Dataset) Subset(bags []int) (*Dataset, error) {
 		s.bagPtr[i+1] = off
 	}
 	return s, nil
+}
+
+// Sizes, for the caps. They are float64 so that products of dimensions
+// never overflow (exact below 2^53, far above any cap).
+
+// storedValues returns the values a copy of d in its own storage kind
+// holds (what Materialize and Scaler.Apply allocate): NumInstances*
+// NumFeatures for dense storage, stored entries plus instances (a row
+// pointer each) for sparse.
+func (d *Dataset) storedValues() float64 {
+	var v float64
+	for k := range d.NumBags() {
+		v += d.bagValues(k)
+	}
+	return v
+}
+
+// bagValues is storedValues for bag k alone.
+func (d *Dataset) bagValues(k int) float64 {
+	n := d.bagPtr[k+1] - d.bagPtr[k]
+	if !d.IsSparse() {
+		return float64(n) * float64(d.m.cols)
+	}
+	src := d.bagSrc[k]
+	return float64(d.m.rowptr[src+n]-d.m.rowptr[src]) + float64(n)
 }
 
 // Materialize returns a dataset with d's bags and instances whose storage
@@ -222,27 +285,50 @@ func (d *Dataset) storageKind() Storage {
 
 // Convert returns d with its features stored as s: Dense, Sparse, or Auto
 // (sparse when Density() < DefaultSparseDensity). It returns d itself when
-// the storage already matches, else a materialized copy. Convert(Auto)
-// never chooses Dense beyond MaxDenseCells; an explicit Convert(Dense) of a
-// larger dataset panics (loaders return an error for that case instead).
-func (d *Dataset) Convert(s Storage) *Dataset {
-	var err error
-	if s == Auto {
-		s, err = chooseStorage(d.NNZ(), d.NumInstances(), d.NumFeatures(), nil)
-	} else {
-		_, err = chooseStorage(d.NNZ(), d.NumInstances(), d.NumFeatures(), &LoadOptions{Storage: s})
+// the storage already matches, else a materialized copy. It is
+// ConvertWith(&LoadOptions{Storage: s}): Auto never chooses Dense beyond
+// DefaultMaxDenseCells, and an explicit Dense beyond it is an error (use
+// ConvertWith to raise the cap).
+func (d *Dataset) Convert(s Storage) (*Dataset, error) {
+	if !s.valid() {
+		return nil, badInput("Convert: storage %v, want Auto, Dense or Sparse", s)
 	}
+	return d.ConvertWith(&LoadOptions{Storage: s})
+}
+
+// ConvertWith is Convert with the storage, the Auto threshold and the
+// dense cap taken from opt (nil: Auto with the defaults); its other fields
+// do not apply. It returns an error wrapping ErrBadInput for a nil d or
+// invalid options (LoadOptions.Validate), and one also wrapping
+// ErrTooLarge for dense storage beyond the cap, before allocating.
+func (d *Dataset) ConvertWith(opt *LoadOptions) (*Dataset, error) {
+	if err := d.checkUsable("Convert"); err != nil {
+		return nil, err
+	}
+	lim, err := opt.resolve()
 	if err != nil {
-		panic("mil.Convert: " + err.Error())
+		return nil, err
+	}
+	s, err := chooseStorage(d.NNZ(), d.NumInstances(), d.NumFeatures(), lim)
+	if err != nil {
+		return nil, fmt.Errorf("mil: Convert: %w", err)
 	}
 	if s == d.storageKind() {
-		return d
+		return d, nil
 	}
-	return d.copyAs(s)
+	return d.copyAs(s), nil
 }
 
 // copyAs copies d into fresh storage of kind s (Dense or Sparse).
 func (d *Dataset) copyAs(s Storage) *Dataset {
+	out, _ := d.copyAsTicking(s, nil) // no ticker, no error
+	return out
+}
+
+// copyAsTicking is copyAs ticking tk (if not nil) after every row: the
+// first writes to a fresh block fault its pages in, measured at up to 170
+// ms for 48 MB on a busy machine, so a long copy must look at its context.
+func (d *Dataset) copyAsTicking(s Storage, tk *ticker) (*Dataset, error) {
 	n, cols := d.NumInstances(), d.NumFeatures()
 	m := &storage{rows: n, cols: cols, ids: make([]string, n)}
 	if s == Sparse {
@@ -264,6 +350,15 @@ func (d *Dataset) copyAs(s Storage) *Dataset {
 				m.ids[dst] = strconv.Itoa(src + 1)
 			} else {
 				m.ids[dst] = d.m.ids[src]
+			}
+			if tk != nil {
+				work := cols // values written or read
+				if s == Sparse && d.IsSparse() {
+					work = d.m.rowptr[src+1] - d.m.rowptr[src]
+				}
+				if err := tk.tick(work + 1); err != nil {
+					return nil, err
+				}
 			}
 			if s == Dense {
 				d.m.row(m.dense[dst*cols:(dst+1)*cols], src)
@@ -293,7 +388,7 @@ func (d *Dataset) copyAs(s Storage) *Dataset {
 		labels: d.labels,
 		bagIDs: d.bagIDs,
 	}
-	return out
+	return out, nil
 }
 
 // NewDense returns a dataset over the n x numFeatures row-major matrix x
@@ -303,19 +398,21 @@ func (d *Dataset) copyAs(s Storage) *Dataset {
 // "1".."n". The dataset takes ownership of x, bagPtr and labels: do not
 // modify them afterwards.
 //
-// It returns an error if numFeatures < 1, len(x) is not a multiple of it, a
-// value is NaN or ±Inf, bagPtr is not strictly increasing from 0 to n (so
-// empty bags are errors), there are no bags, or a label is not 0 or 1.
+// It returns an error wrapping ErrBadInput if numFeatures is < 1 or above
+// MaxFeaturesLimit, len(x) is not a multiple of it, a value is NaN or ±Inf,
+// bagPtr is not strictly increasing from 0 to n (so empty bags are
+// errors), there are no bags, or a label is not 0 or 1. (No other cap
+// applies: every size it implies is at most len(x).)
 func NewDense(x []float64, numFeatures int, bagPtr []int, labels []float64) (*Dataset, error) {
-	if numFeatures < 1 {
-		return nil, fmt.Errorf("mil: NewDense: numFeatures = %d, want >= 1", numFeatures)
+	if numFeatures < 1 || numFeatures > MaxFeaturesLimit {
+		return nil, badInput("NewDense: numFeatures = %d, want 1 to MaxFeaturesLimit = %d", numFeatures, MaxFeaturesLimit)
 	}
 	if len(x)%numFeatures != 0 {
-		return nil, fmt.Errorf("mil: NewDense: len(x) = %d is not a multiple of numFeatures = %d", len(x), numFeatures)
+		return nil, badInput("NewDense: len(x) = %d is not a multiple of numFeatures = %d", len(x), numFeatures)
 	}
 	for i, v := range x {
 		if !num.Finite(v) {
-			return nil, fmt.Errorf("mil: NewDense: instance %d feature %d is %v", i/numFeatures, i%numFeatures, v)
+			return nil, badInput("NewDense: instance %d feature %d is %v", i/numFeatures, i%numFeatures, v)
 		}
 	}
 	m := &storage{rows: len(x) / numFeatures, cols: numFeatures, dense: x}
@@ -327,31 +424,52 @@ func NewDense(x []float64, numFeatures int, bagPtr []int, labels []float64) (*Da
 // 0-based columns colidx[rowptr[i]:rowptr[i+1]]. Bags, labels, ids and
 // ownership are as for NewDense.
 //
-// It returns an error if numFeatures < 1, rowptr does not start at 0 and
-// never decrease up to len(values), len(colidx) != len(values), a column is
-// out of [0,numFeatures) or not strictly increasing within its row, a value
-// is NaN or ±Inf, or bagPtr or labels are invalid as for NewDense. Explicit
-// zero values are allowed (they cost time, not correctness).
+// It returns an error wrapping ErrBadInput if numFeatures < 1, rowptr is
+// empty, does not start at 0, decreases, or does not end at len(values),
+// len(colidx) != len(values), a column is out of [0,numFeatures) or not
+// strictly increasing within its row, a value is NaN or ±Inf, or bagPtr or
+// labels are invalid as for NewDense; it also wraps ErrTooLarge if
+// numFeatures exceeds DefaultMaxFeatures (a fit allocates vectors of
+// numFeatures values, however few the entries: to go beyond, add the rows
+// to a Builder and Build with LoadOptions.MaxFeatures). Explicit zero
+// values are allowed (they cost time, not correctness).
 func NewSparse(rowptr []int, colidx []int32, values []float64, numFeatures int, bagPtr []int, labels []float64) (*Dataset, error) {
 	if numFeatures < 1 {
-		return nil, fmt.Errorf("mil: NewSparse: numFeatures = %d, want >= 1", numFeatures)
+		return nil, badInput("NewSparse: numFeatures = %d, want >= 1", numFeatures)
 	}
-	if len(rowptr) < 1 || rowptr[0] != 0 || rowptr[len(rowptr)-1] != len(values) || len(colidx) != len(values) {
-		return nil, errors.New("mil: NewSparse: rowptr must run from 0 to len(values) == len(colidx)")
+	if numFeatures > DefaultMaxFeatures {
+		return nil, tooLarge("NewSparse: numFeatures = %d exceeds DefaultMaxFeatures = %d (a Builder with LoadOptions.MaxFeatures goes beyond)", numFeatures, DefaultMaxFeatures)
+	}
+	if len(colidx) != len(values) {
+		return nil, badInput("NewSparse: len(colidx) = %d != len(values) = %d", len(colidx), len(values))
+	}
+	if len(rowptr) == 0 || rowptr[0] != 0 {
+		return nil, badInput("NewSparse: rowptr must start with 0")
+	}
+	// The whole of rowptr first, so the loop below indexes colidx safely.
+	for i := range len(rowptr) - 1 {
+		if rowptr[i+1] < rowptr[i] {
+			return nil, badInput("NewSparse: rowptr decreases at row %d (%d to %d)", i, rowptr[i], rowptr[i+1])
+		}
+		if rowptr[i+1] > len(values) {
+			return nil, badInput("NewSparse: rowptr[%d] = %d exceeds len(values) = %d", i+1, rowptr[i+1], len(values))
+		}
+	}
+	if last := rowptr[len(rowptr)-1]; last != len(values) {
+		return nil, badInput("NewSparse: rowptr ends at %d, want len(values) = %d", last, len(values))
 	}
 	for i := range len(rowptr) - 1 {
-		lo, hi := rowptr[i], rowptr[i+1]
-		if hi < lo {
-			return nil, fmt.Errorf("mil: NewSparse: rowptr decreases at row %d", i)
-		}
 		prev := int32(-1)
-		for p := lo; p < hi; p++ {
+		for p := rowptr[i]; p < rowptr[i+1]; p++ {
 			c := colidx[p]
-			if c <= prev || int(c) >= numFeatures {
-				return nil, fmt.Errorf("mil: NewSparse: row %d: column %d out of range or not increasing", i, c)
+			if c < 0 || int(c) >= numFeatures {
+				return nil, badInput("NewSparse: row %d: column %d out of range [0,%d)", i, c, numFeatures)
+			}
+			if c <= prev {
+				return nil, badInput("NewSparse: row %d: column %d not greater than previous column %d", i, c, prev)
 			}
 			if !num.Finite(values[p]) {
-				return nil, fmt.Errorf("mil: NewSparse: row %d column %d is %v", i, c, values[p])
+				return nil, badInput("NewSparse: row %d column %d is %v", i, c, values[p])
 			}
 			prev = c
 		}
@@ -363,20 +481,20 @@ func NewSparse(rowptr []int, colidx []int32, values []float64, numFeatures int, 
 // newDataset checks bagPtr and labels against m and wraps them.
 func newDataset(m *storage, bagPtr []int, labels []float64, fn string) (*Dataset, error) {
 	if len(labels) == 0 {
-		return nil, fmt.Errorf("mil: %s: no bags", fn)
+		return nil, badInput("%s: no bags", fn)
 	}
 	if len(bagPtr) != len(labels)+1 {
-		return nil, fmt.Errorf("mil: %s: len(bagPtr) = %d, want len(labels)+1 = %d", fn, len(bagPtr), len(labels)+1)
+		return nil, badInput("%s: len(bagPtr) = %d, want len(labels)+1 = %d", fn, len(bagPtr), len(labels)+1)
 	}
 	if bagPtr[0] != 0 || bagPtr[len(labels)] != m.rows {
-		return nil, fmt.Errorf("mil: %s: bagPtr must run from 0 to the number of instances %d", fn, m.rows)
+		return nil, badInput("%s: bagPtr must run from 0 to the number of instances %d", fn, m.rows)
 	}
 	for k, y := range labels {
 		if bagPtr[k+1] <= bagPtr[k] {
-			return nil, fmt.Errorf("mil: %s: bag %d has no instances", fn, k)
+			return nil, badInput("%s: bag %d has no instances (bagPtr %d to %d)", fn, k, bagPtr[k], bagPtr[k+1])
 		}
 		if y != 0 && y != 1 {
-			return nil, fmt.Errorf("mil: %s: bag %d has label %v, want 0 or 1", fn, k, y)
+			return nil, badInput("%s: bag %d has label %v, want 0 or 1", fn, k, y)
 		}
 	}
 	ids := make([]string, len(labels))

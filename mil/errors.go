@@ -1,6 +1,9 @@
 package mil
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Sentinel errors for classes of failure, matched with errors.Is. The
 // errors this package returns wrap one of them (or one of the metric
@@ -17,3 +20,31 @@ var (
 	// cap and how to raise it where it can be raised.
 	ErrTooLarge = errors.New("mil: input too large")
 )
+
+// inputError is an error whose message reads as written ("mil: NewSparse:
+// rowptr[2] = 7 exceeds len(values) = 3") and which matches the sentinels
+// in kinds with errors.Is, without their text in the message.
+type inputError struct {
+	msg   string
+	kinds []error
+}
+
+func (e *inputError) Error() string   { return e.msg }
+func (e *inputError) Unwrap() []error { return e.kinds }
+
+var (
+	badInputKinds = []error{ErrBadInput}
+	tooLargeKinds = []error{ErrBadInput, ErrTooLarge}
+)
+
+// badInput returns an error wrapping ErrBadInput with the message
+// "mil: " + the formatted text.
+func badInput(format string, args ...any) error {
+	return &inputError{msg: "mil: " + fmt.Sprintf(format, args...), kinds: badInputKinds}
+}
+
+// tooLarge returns an error wrapping ErrBadInput and ErrTooLarge with the
+// message "mil: " + the formatted text, which should name the cap.
+func tooLarge(format string, args ...any) error {
+	return &inputError{msg: "mil: " + fmt.Sprintf(format, args...), kinds: tooLargeKinds}
+}

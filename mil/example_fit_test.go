@@ -34,7 +34,8 @@ func ExampleFit() {
 		return
 	}
 	r := m.Result()
-	fmt.Println("converged:", r.Converged(), "primal residual below tolerance:", r.Primal <= r.EpsPrimal)
+	// Under the default growing rho the objective test stops the fit.
+	fmt.Println("stop:", r.Stop(), "- primal residual below tolerance:", r.Primal <= r.EpsPrimal)
 
 	scores, _ := m.BagScores(test)
 	met, _ := mil.Evaluate(scores, test.Labels(), 0)
@@ -54,7 +55,7 @@ func ExampleFit() {
 	}
 	fmt.Printf("planted witness ranked first in %d of %d positive bags\n", hits, pos)
 	// Output:
-	// converged: true primal residual below tolerance: true
+	// stop: objective stalled - primal residual below tolerance: true
 	// test AUC 1.00, accuracy 1.00
 	// planted witness ranked first in 46 of 46 positive bags
 }
@@ -90,4 +91,35 @@ func ExamplePaperOptions() {
 	o := mil.PaperOptions()
 	fmt.Println("lambda", o.Lambda, "loss", o.Loss, "rho", o.Rho, o.RhoPolicy, "iterations", o.MaxIter)
 	// Output: lambda 1 loss sum rho 0.1 fixed iterations 100
+}
+
+// ExampleFitCV chooses lambda, the pooling and the scaling by 5-fold
+// cross-validation inside the training bags, then scores held-out bags
+// with the refitted model.
+func ExampleFitCV() {
+	d, _, _ := mil.Synthetic(mil.SynthConfig{Bags: 200, Features: 10, MinInstances: 2, MaxInstances: 6, Relevant: 3, Margin: 1, Seed: 5})
+	train, _ := d.Subset(seq(0, 150))
+	test, _ := d.Subset(seq(150, 200))
+
+	m, sel, err := mil.FitCV(context.Background(), train, mil.DefaultSearch())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("settings tried:", len(sel.Settings), "- the model uses the chosen pooling:", m.Pooling() == sel.Best.Pooling)
+	scores, _ := m.BagScores(test)
+	met, _ := mil.Evaluate(scores, test.Labels(), 0)
+	fmt.Println("test AUC above 0.9:", met.AUC > 0.9)
+	// Output:
+	// settings tried: 12 - the model uses the chosen pooling: true
+	// test AUC above 0.9: true
+}
+
+// seq returns lo, lo+1, ..., hi-1.
+func seq(lo, hi int) []int {
+	s := make([]int, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		s = append(s, i)
+	}
+	return s
 }

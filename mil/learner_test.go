@@ -5,21 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/neadmm/neadmm/internal/datadir"
 	"github.com/neadmm/neadmm/neadmm"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // synthSplit returns a synthetic data set's first nTrain bags and the rest.
 func synthSplit(t testing.TB, cfg SynthConfig, nTrain int) (all, train, test *Dataset, truth *SynthTruth) {
 	t.Helper()
 	d, truth, err := Synthetic(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	idx := make([]int, d.NumBags())
 	for i := range idx {
 		idx[i] = i
@@ -49,7 +48,10 @@ func rowScore(d *Dataset, row []float64, i int, beta []float64, beta0 float64) f
 // loops over Row, weights as documented for opt.Weighting, the penalty on
 // the coefficients of the standardized features (|beta_j|*Scale_j).
 func objectiveOf(d *Dataset, opt Options, beta []float64, beta0 float64) float64 {
-	sc := FitScaler(d)
+	sc, err := FitScaler(context.Background(), d)
+	if err != nil {
+		panic(err)
+	}
 	nb := float64(d.NumBags())
 	pos := float64(d.Positives())
 	row := make([]float64, d.NumFeatures())
@@ -89,30 +91,22 @@ func TestFitSyntheticWitnesses(t *testing.T) {
 		cfg := SynthConfig{Bags: 300, Features: 30, MinInstances: 2, MaxInstances: 12, Density: density, Seed: 1}
 		all, train, test, truth := synthSplit(t, cfg, 200)
 		m, err := Fit(context.Background(), train, DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		res := m.Result()
 		if res.Sparse != all.IsSparse() || res.Beta != BetaGram {
 			t.Errorf("density %v: sparse %v (data %v), beta path %v", density, res.Sparse, all.IsSparse(), res.Beta)
 		}
 		scores, err := m.BagScores(test)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		met, err := Evaluate(scores, test.Labels(), 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		// The classes are separated by a margin: anything short of a
 		// near-perfect ranking means the solver did not find the rule.
 		if met.AUC < 0.98 || met.Accuracy < 0.9 {
 			t.Errorf("density %v: test AUC %.4f, accuracy %.4f", density, met.AUC, met.Accuracy)
 		}
 		wit, err := m.Witnesses(test)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		off := all.BagPtr()[200] // test instance i is instance off+i of all
 		hit, pos := 0, 0
 		for k, y := range test.Labels() {
@@ -154,17 +148,13 @@ func TestFitSyntheticWitnesses(t *testing.T) {
 func TestFitConvergence(t *testing.T) {
 	cfg := SynthConfig{Bags: 120, Features: 12, MinInstances: 1, MaxInstances: 8, Margin: 0.5, Seed: 7}
 	d, _, err := Synthetic(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var objs []float64
 	for _, path := range []BetaSolver{BetaGram, BetaDirect} {
 		opt := DefaultOptions()
 		opt.Beta = path
 		m, err := Fit(context.Background(), d, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		r := m.Result()
 		if r.Beta != path {
 			t.Errorf("%v: ran %v", path, r.Beta)
@@ -203,9 +193,7 @@ func TestFitConvergence(t *testing.T) {
 func TestFitRawCoefficients(t *testing.T) {
 	cfg := SynthConfig{Bags: 80, Features: 6, MinInstances: 1, MaxInstances: 5, Seed: 3}
 	d, _, err := Synthetic(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Make the columns badly scaled: a model that ignored the scaler's
 	// mean or scale would score differently.
 	x := make([]float64, d.NumInstances()*d.NumFeatures())
@@ -217,18 +205,12 @@ func TestFitRawCoefficients(t *testing.T) {
 		}
 	}
 	raw, err := NewDense(x, d.NumFeatures(), append([]int(nil), d.BagPtr()...), append([]float64(nil), d.Labels()...))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	opt := DefaultOptions()
 	m1, err := Fit(context.Background(), raw, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	m2, err := Fit(context.Background(), d, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// d and raw differ by an affine map per column, which standardization
 	// removes: both fits solve the same problem (up to rounding in the
 	// scaling), so they score their own data alike.
@@ -241,9 +223,7 @@ func TestFitRawCoefficients(t *testing.T) {
 	}
 	opt.Scaling = ScaleNone
 	m3, err := Fit(context.Background(), raw, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if m3.Result().Objective == m1.Result().Objective {
 		t.Error("ScaleNone gave the same objective as standardized features")
 	}
@@ -283,9 +263,7 @@ func TestFitRealData(t *testing.T) {
 				t.Skip("vaccine fits skipped in -short mode")
 			}
 			d, err := LoadFile(datadir.File(t, tc.name), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			p := KFold(5, 1, 1)
 			p.Workers = 2 // the folds are independent; halves the wall time under qemu
 			fit := func(ctx context.Context, train, test *Dataset) ([]float64, error) {
@@ -312,9 +290,7 @@ func TestFitRealData(t *testing.T) {
 				return m.BagScores(test)
 			}
 			rep, err := p.Run(context.Background(), d, fit)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			aucs := make([]float64, len(rep.Folds))
 			for i, f := range rep.Folds {
 				aucs[i] = f.Metrics.AUC
@@ -330,23 +306,18 @@ func TestFitRealData(t *testing.T) {
 
 func TestFitErrors(t *testing.T) {
 	d, _, err := Synthetic(SynthConfig{Bags: 10, Features: 3, MinInstances: 1, MaxInstances: 3, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ctx := context.Background()
-	if _, err := Fit(ctx, nil, DefaultOptions()); err == nil {
-		t.Error("nil dataset: no error")
-	}
+	_, err = Fit(ctx, nil, DefaultOptions())
+	require.ErrorIs(t, err, ErrBadInput, "nil dataset")
 	for _, y := range []float64{0, 1} {
 		one, err := NewDense([]float64{1, 2, 3}, 1, []int{0, 1, 3}, []float64{y, y})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		m, err := Fit(ctx, one, DefaultOptions())
-		want := fmt.Sprintf("mil: Fit: all 2 training bags have label %v; a fit needs bags of both classes", y)
-		if m != nil || err == nil || err.Error() != want || !errors.Is(err, ErrOneClass) {
-			t.Errorf("one class %v: model %v, error %v, want %q matching ErrOneClass", y, m, err, want)
-		}
+		assert.Nil(t, m)
+		assert.EqualError(t, err, fmt.Sprintf("mil: Fit: all 2 training bags have label %v; a fit needs bags of both classes", y))
+		assert.ErrorIs(t, err, ErrOneClass)
+		assert.ErrorIs(t, err, ErrBadInput)
 	}
 	bad := []struct {
 		name string
@@ -369,27 +340,30 @@ func TestFitErrors(t *testing.T) {
 		{"unknown weighting", func(o *Options) { o.Weighting = -1 }},
 		{"unknown scaling", func(o *Options) { o.Scaling = 5 }},
 		{"unknown beta path", func(o *Options) { o.Beta = 7 }},
+		{"unknown pooling", func(o *Options) { o.Pooling.Kind = 9 }},
+		{"top-0 pooling", func(o *Options) { o.Pooling = TopKPooling(0) }},
+		{"top-0% pooling", func(o *Options) { o.Pooling = TopFracPooling(0) }},
+		{"top-150% pooling", func(o *Options) { o.Pooling = TopFracPooling(1.5) }},
+		{"negative MaxBytes", func(o *Options) { o.MaxBytes = -1 }},
 	}
 	for _, b := range bad {
 		opt := DefaultOptions()
 		b.mod(&opt)
 		m, err := Fit(ctx, d, opt)
-		if err == nil || m != nil || !strings.HasPrefix(err.Error(), "mil: ") {
-			t.Errorf("%s: model %v, error %v", b.name, m, err)
-		}
+		assert.Nil(t, m, b.name)
+		assert.ErrorIs(t, err, ErrBadInput, b.name)
+		assert.ErrorIs(t, opt.Validate(), ErrBadInput, b.name)
 	}
 }
 
 func TestFitCancelAndCallback(t *testing.T) {
 	d, _, err := Synthetic(SynthConfig{Bags: 40, Features: 5, MinInstances: 1, MaxInstances: 4, Seed: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if m, err := Fit(ctx, d, DefaultOptions()); m != nil || !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled context: model %v, error %v", m, err)
-	}
+	m, err := Fit(ctx, d, DefaultOptions())
+	assert.Nil(t, m)
+	assert.ErrorIs(t, err, context.Canceled)
 
 	// Cancel from the callback: the engine checks ctx before iteration 6.
 	ctx, cancel = context.WithCancel(context.Background())
@@ -410,10 +384,8 @@ func TestFitCancelAndCallback(t *testing.T) {
 		seen = append(seen, it)
 		return it.K == 3
 	}
-	m, err := Fit(context.Background(), d, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, err = Fit(context.Background(), d, opt)
+	require.NoError(t, err)
 	r := m.Result()
 	if r.Reason != neadmm.StopCallback || r.Stalled || r.Iterations != 3 || len(seen) != 3 {
 		t.Fatalf("callback stop: %v, stalled %v, %d iterations, %d callbacks", r.Reason, r.Stalled, r.Iterations, len(seen))
@@ -436,9 +408,7 @@ func TestPaperOptions(t *testing.T) {
 	_, train, test, _ := synthSplit(t, SynthConfig{Bags: 150, Features: 10, MinInstances: 2, MaxInstances: 6, Seed: 4}, 100)
 	opt := PaperOptions()
 	m, err := Fit(context.Background(), train, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	r := m.Result()
 	if r.Iterations != 100 || r.Reason != neadmm.StopMaxIter || r.Rho != opt.Rho {
 		t.Errorf("paper options: %d iterations, %v, rho %g", r.Iterations, r.Reason, r.Rho)
@@ -456,13 +426,9 @@ func TestPaperOptions(t *testing.T) {
 func TestPredictAPI(t *testing.T) {
 	_, train, test, _ := synthSplit(t, SynthConfig{Bags: 60, Features: 4, MinInstances: 1, MaxInstances: 5, Seed: 5}, 40)
 	m, err := Fit(context.Background(), train, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	inst, err := m.InstanceScores(test)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	scores, _ := m.BagScores(test)
 	probs, _ := m.BagProbabilities(test)
 	labels, _ := m.Predict(test)
@@ -499,9 +465,7 @@ func TestPredictAPI(t *testing.T) {
 func TestPredictErrors(t *testing.T) {
 	_, train, _, _ := synthSplit(t, SynthConfig{Bags: 30, Features: 4, MinInstances: 1, MaxInstances: 3, Seed: 6}, 20)
 	m, err := Fit(context.Background(), train, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	other, _, _ := Synthetic(SynthConfig{Bags: 5, Features: 3, MinInstances: 1, MaxInstances: 2})
 	nb, ni := train.NumBags(), train.NumInstances()
 	for name, err := range map[string]error{
@@ -516,9 +480,8 @@ func TestPredictErrors(t *testing.T) {
 		"witness dst":  m.WitnessesTo(make([]int, nb+1), make([]float64, ni), train),
 		"witness nil":  first(m.Witnesses(nil)),
 	} {
-		if err == nil || !strings.HasPrefix(err.Error(), "mil: Model.") {
-			t.Errorf("%s: error %v", name, err)
-		}
+		require.ErrorIs(t, err, ErrBadInput, name)
+		assert.Contains(t, err.Error(), ": Model.", name)
 	}
 }
 
@@ -528,9 +491,7 @@ func TestPredictNoAlloc(t *testing.T) {
 	for _, density := range []float64{1, 0.05} {
 		_, train, test, _ := synthSplit(t, SynthConfig{Bags: 60, Features: 40, MinInstances: 1, MaxInstances: 6, Density: density, Seed: 8}, 40)
 		m, err := Fit(context.Background(), train, DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		dst := make([]float64, test.NumBags())
 		wit := make([]int, test.NumBags())
 		inst := make([]float64, test.NumInstances())
@@ -547,16 +508,23 @@ func TestPredictNoAlloc(t *testing.T) {
 	}
 }
 
-// TestConcurrentPredict shares one model among goroutines (run with -race).
+// TestConcurrentPredict shares one fitted model among 8 goroutines (run
+// with -race), under max and top-k pooling.
 func TestConcurrentPredict(t *testing.T) {
 	_, train, test, _ := synthSplit(t, SynthConfig{Bags: 60, Features: 5, MinInstances: 1, MaxInstances: 6, Seed: 9}, 40)
-	m, err := Fit(context.Background(), train, DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
+	for _, pool := range []Pooling{MaxPooling(), TopKPooling(2)} {
+		opt := DefaultOptions()
+		opt.Pooling = pool
+		m, err := Fit(context.Background(), train, opt)
+		require.NoError(t, err)
+		concurrentScores(t, m, test)
 	}
+}
+
+func concurrentScores(t *testing.T, m *Model, test *Dataset) {
 	want, _ := m.BagScores(test)
 	var wg sync.WaitGroup
-	for range 4 {
+	for range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -582,9 +550,7 @@ func TestConcurrentPredict(t *testing.T) {
 func TestSynthetic(t *testing.T) {
 	cfg := SynthConfig{Bags: 50, Features: 8, MinInstances: 3, MaxInstances: 7, Witnesses: 2, Margin: 2, Seed: 11}
 	d, truth, err := Synthetic(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if d.NumBags() != 50 || d.NumFeatures() != 8 || d.IsSparse() {
 		t.Fatalf("%d bags, %d features, sparse %v", d.NumBags(), d.NumFeatures(), d.IsSparse())
 	}
@@ -702,9 +668,7 @@ func TestSyntheticMargin(t *testing.T) {
 func TestFitIterationsDoNotAllocate(t *testing.T) {
 	for _, density := range []float64{1, 0.05} {
 		d, _, err := Synthetic(SynthConfig{Bags: 40, Features: 30, MinInstances: 1, MaxInstances: 6, Density: density, Seed: 12})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		allocs := func(iters int) float64 {
 			opt := DefaultOptions()
 			opt.MaxIter, opt.ObjTol, opt.EpsAbs = iters, 0, 0

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,16 +17,21 @@ import (
 )
 
 // ErrNoInstances is returned for input holding no instance (an empty file,
-// or only blank and comment lines).
-var ErrNoInstances = errors.New("mil: no instances")
+// or only blank and comment lines). It matches ErrBadInput with errors.Is.
+var ErrNoInstances error = &inputError{msg: "mil: no instances", kinds: badInputKinds}
 
 // ParseError reports a malformed line of a data file. A loader that returns
-// one returns no dataset.
+// one returns no dataset. It matches ErrBadInput with errors.Is, and
+// ErrTooLarge too when the line asks for more than a cap allows (a
+// `# features:` header or an index above LoadOptions.MaxFeatures, a line
+// longer than LoadOptions.MaxLineBytes).
 type ParseError struct {
 	File string // set by LoadFile, else empty
 	Line int    // 1-based line number
 	Msg  string // what is wrong
 	Err  error  // underlying error (e.g. *strconv.NumError, *LabelConflictError), may be nil
+
+	tooLarge bool // a cap was exceeded: also matches ErrTooLarge
 }
 
 // Error returns "mil: [file: ]line N: what is wrong".
@@ -36,30 +42,46 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("mil: line %d: %s", e.Line, e.Msg)
 }
 
-// Unwrap returns the underlying error, if any.
-func (e *ParseError) Unwrap() error { return e.Err }
-
-// maxLine bounds one line of input; longer lines are an error rather than
-// an unbounded allocation.
-const maxLine = 1 << 28
-
-// lineReader yields the non-blank lines of r with surrounding white space
-// (and so \r\n line ends) removed, counting all lines.
-type lineReader struct {
-	sc   *bufio.Scanner
-	line int
+// Unwrap returns ErrBadInput, ErrTooLarge when a cap was exceeded, and the
+// underlying error if any, for errors.Is and errors.As.
+func (e *ParseError) Unwrap() []error {
+	errs := []error{ErrBadInput}
+	if e.tooLarge {
+		errs = append(errs, ErrTooLarge)
+	}
+	if e.Err != nil {
+		errs = append(errs, e.Err)
+	}
+	return errs
 }
 
-func newLineReader(r io.Reader) *lineReader {
+// bom is the UTF-8 byte order mark some editors put at the start of a
+// text file; the loaders skip it.
+const bom = "\ufeff"
+
+// lineReader yields the non-blank lines of r with surrounding white space
+// (and so \r\n line ends) and a leading byte order mark removed, counting
+// all lines.
+type lineReader struct {
+	sc      *bufio.Scanner
+	line    int
+	maxLine int
+}
+
+func newLineReader(r io.Reader, maxLine int) *lineReader {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxLine)
-	return &lineReader{sc: sc}
+	sc.Buffer(make([]byte, min(64<<10, maxLine)), maxLine)
+	return &lineReader{sc: sc, maxLine: maxLine}
 }
 
 func (lr *lineReader) next() ([]byte, bool) {
 	for lr.sc.Scan() {
 		lr.line++
-		if line := bytes.TrimSpace(lr.sc.Bytes()); len(line) > 0 {
+		line := lr.sc.Bytes()
+		if lr.line == 1 {
+			line = bytes.TrimPrefix(line, []byte(bom))
+		}
+		if line = bytes.TrimSpace(line); len(line) > 0 {
 			return line, true
 		}
 	}
@@ -69,11 +91,20 @@ func (lr *lineReader) next() ([]byte, bool) {
 func (lr *lineReader) err() error {
 	if err := lr.sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return &ParseError{Line: lr.line + 1, Msg: fmt.Sprintf("line longer than %d bytes", maxLine), Err: err}
+			return &ParseError{Line: lr.line + 1, Err: err, tooLarge: true,
+				Msg: fmt.Sprintf("line longer than the cap of %d bytes (LoadOptions.MaxLineBytes, default DefaultMaxLineBytes)", lr.maxLine)}
 		}
 		return fmt.Errorf("mil: reading line %d: %w", lr.line+1, err)
 	}
 	return nil
+}
+
+// tooLargef returns a *ParseError for the current line that also matches
+// ErrTooLarge.
+func (lr *lineReader) tooLargef(format string, args ...any) *ParseError {
+	pe := lr.errorf(format, args...)
+	pe.tooLarge = true
+	return pe
 }
 
 func (lr *lineReader) errorf(format string, args ...any) *ParseError {
@@ -156,21 +187,36 @@ func parseValue(lr *lineReader, field []byte, what string, index int) (float64, 
 
 // ReadCSV reads a dense multi-instance CSV: one instance per line,
 // `instance_id,bag_id,label,f1,...,fD`, no header, no quoting; spaces around
-// fields are ignored, blank lines skipped, \r\n accepted. D is set by the
-// first line. Labels are 0/1 or -1/+1 (normalised to 0/1; one file may not
-// mix 0 and -1). Instances of a bag may be scattered: bags keep the order of
-// their first appearance and instances their order within the bag. Ids are
-// kept for reporting, not checked for uniqueness. The features are stored
-// as opt says (nil: Auto, dense for fox.csv).
+// fields are ignored, blank lines skipped, \r\n accepted, a UTF-8 byte
+// order mark at the start skipped. D is set by the first line. Labels are
+// 0/1 or -1/+1 (normalised to 0/1; one file may not mix 0 and -1).
+// Instances of a bag may be scattered: bags keep the order of their first
+// appearance and instances their order within the bag. Ids are kept for
+// reporting, not checked for uniqueness. The features are stored as opt
+// says (nil: Auto, dense for fox.csv).
 //
 // Errors (a *ParseError naming the line, and no dataset): fewer than 4
 // fields, a line whose field count differs from the first line's, an empty
 // id, a value that is not a number or is NaN/±Inf or overflows, a label not
 // in {0, 1, -1, +1} or mixing conventions, a bag whose instances disagree on
-// the label (naming the bag's first line). Input with no instance returns
-// ErrNoInstances; a read error is returned wrapped.
+// the label (naming the bag's first line), a line longer than
+// opt.MaxLineBytes or more features than opt.MaxFeatures (these two also
+// match ErrTooLarge). Input with no instance returns ErrNoInstances;
+// invalid options (LoadOptions.Validate) and dense storage beyond
+// opt.MaxDenseCells return an error wrapping ErrBadInput (the latter also
+// ErrTooLarge); every one of these matches ErrBadInput. A read error is
+// returned wrapped.
+//
+// Memory: the loaders allocate in proportion to the input, bounded by the
+// caps wherever a size comes from the input (the preallocation from the
+// input's size, rows accumulated dense); to bound the input itself, wrap
+// the reader in an io.LimitedReader.
 func ReadCSV(r io.Reader, opt *LoadOptions) (*Dataset, error) {
-	return readCSV(r, opt, sizeHint(r))
+	lim, err := opt.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return readCSV(r, lim, sizeHint(r))
 }
 
 // sizeHint returns the number of bytes r will yield when it is cheap to
@@ -189,8 +235,8 @@ func sizeHint(r io.Reader) int64 {
 
 // readCSV is ReadCSV with the input size, if known, to size the feature
 // array once instead of growing it (which allocates ~5x its final size).
-func readCSV(r io.Reader, opt *LoadOptions, size int64) (*Dataset, error) {
-	lr := newLineReader(r)
+func readCSV(r io.Reader, lim limits, size int64) (*Dataset, error) {
+	lr := newLineReader(r, lim.maxLine)
 	var (
 		b         *Builder
 		cols      int
@@ -213,12 +259,17 @@ func readCSV(r io.Reader, opt *LoadOptions, size int64) (*Dataset, error) {
 		// as such rather than as whatever its first odd field looks like.
 		nf := bytes.Count(rest, []byte{','}) + 1
 		if b == nil {
+			if nf > lim.maxFeatures {
+				return nil, lr.tooLargef("%d features exceed the cap of %d (LoadOptions.MaxFeatures, default DefaultMaxFeatures)", nf, lim.maxFeatures)
+			}
 			cols, firstLine = nf, lr.line
 			b = NewBuilder(cols)
+			b.denseCap = lim.maxDenseCells
 			if size > 0 {
 				// Lines are about as long as the first; every value takes
-				// at least 2 bytes, which bounds a wrong guess.
-				est := min(size/int64(len(line)+1)*int64(cols)*21/20+int64(cols), size/2)
+				// at least 2 bytes, which bounds a wrong guess, and the
+				// dense cap bounds a huge file.
+				est := min(size/int64(len(line)+1)*int64(cols)*21/20+int64(cols), size/2, int64(lim.maxDenseCells))
 				b.dense = make([]float64, 0, est)
 			}
 		}
@@ -234,16 +285,23 @@ func readCSV(r io.Reader, opt *LoadOptions, size int64) (*Dataset, error) {
 			}
 			return nil, err
 		}
+		dense := b.denseRoom(cols) // else the row's non-zeros go to the sparse arrays
 		for j := 0; ; j++ {
 			f, tail, more := bytes.Cut(rest, []byte{','})
 			v, err := parseValue(lr, bytes.TrimSpace(f), "field", j+4)
 			if err != nil {
 				return nil, err
 			}
-			if v != 0 {
-				b.nnz++
+			switch {
+			case dense:
+				if v != 0 {
+					b.nnz++
+				}
+				b.dense = append(b.dense, v)
+			case v != 0:
+				b.colidx = append(b.colidx, int32(j))
+				b.values = append(b.values, v)
 			}
-			b.dense = append(b.dense, v)
 			if !more {
 				break
 			}
@@ -257,7 +315,7 @@ func readCSV(r io.Reader, opt *LoadOptions, size int64) (*Dataset, error) {
 	if b == nil {
 		return nil, ErrNoInstances
 	}
-	return b.Build(opt)
+	return b.build(lim)
 }
 
 // ReadSparse reads the sparse multi-instance text format: lines starting
@@ -266,19 +324,40 @@ func readCSV(r io.Reader, opt *LoadOptions, size int64) (*Dataset, error) {
 // line is one instance, `instance_id:bag_id:label j:v j:v ...` with 1-based
 // feature indices j strictly increasing and zero values omitted (a line may
 // hold no feature; explicit zeros are accepted and dropped). Tokens are
-// separated by spaces or tabs. Without a header D is the largest index seen.
-// Labels, bag grouping and storage are as for ReadCSV (Auto gives sparse
-// storage for vaccine.svm).
+// separated by spaces or tabs. Without a header D is the largest index of
+// a non-zero value. A UTF-8 byte order mark at the start is skipped.
+// Labels, bag grouping, storage and memory are as for ReadCSV (Auto gives
+// sparse storage for vaccine.svm).
 //
-// Errors (a *ParseError naming the line, and no dataset): a malformed or
-// late `# features:` header, a first token that is not three
+// A comment that looks like the header spelled another way is an error,
+// not a comment, so that a misspelt dimension is not silently inferred:
+// "# Features: 5", "# features = 5", "# n_features: 5", "# dim: 5",
+// "# features 5" (a key meaning the number of features, in any case, with
+// spaces, '_' or '-', then ':' or '=' and a number, or then only a
+// number). Comments such as "# features are counts" or "# features 2 and
+// 3 are correlated" stay comments.
+//
+// Errors (a *ParseError naming the line, and no dataset): a malformed,
+// misspelt or late `# features:` header, a first token that is not three
 // colon-separated fields, an empty id, a feature token that is not j:v, an
 // index that is not a positive integer, exceeds D or does not increase, a
 // value that is not a number or is NaN/±Inf or overflows, a label not in
 // {0, 1, -1, +1} or mixing conventions, a bag whose instances disagree on
-// the label. Input with no instance returns ErrNoInstances.
+// the label, a header or index above opt.MaxFeatures or a line longer than
+// opt.MaxLineBytes (these also match ErrTooLarge). No instance, invalid
+// options, dense storage beyond the cap and a read error are as for
+// ReadCSV; a file with neither a header nor a non-zero value returns an
+// error wrapping ErrBadInput (the number of features is unknown).
 func ReadSparse(r io.Reader, opt *LoadOptions) (*Dataset, error) {
-	lr := newLineReader(r)
+	lim, err := opt.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return readSparse(r, lim)
+}
+
+func readSparse(r io.Reader, lim limits) (*Dataset, error) {
+	lr := newLineReader(r, lim.maxLine)
 	b := NewBuilder(0)
 	b.sparse = true
 	var (
@@ -304,6 +383,9 @@ func ReadSparse(r io.Reader, opt *LoadOptions) (*Dataset, error) {
 			}
 			if headerLine > 0 && d != b.cols {
 				return nil, lr.errorf("# features: %d contradicts %d on line %d", d, b.cols, headerLine)
+			}
+			if d > lim.maxFeatures {
+				return nil, lr.tooLargef("# features: %d exceeds the cap of %d (LoadOptions.MaxFeatures, default DefaultMaxFeatures)", d, lim.maxFeatures)
 			}
 			b.cols, headerLine = d, lr.line
 			continue
@@ -333,6 +415,9 @@ func ReadSparse(r io.Reader, opt *LoadOptions) (*Dataset, error) {
 			if b.cols > 0 && j > b.cols {
 				return nil, lr.errorf("feature index %d out of range 1..%d", j, b.cols)
 			}
+			if j > lim.maxFeatures {
+				return nil, lr.tooLargef("feature index %d exceeds the cap of %d features (LoadOptions.MaxFeatures, default DefaultMaxFeatures)", j, lim.maxFeatures)
+			}
 			if j <= prev {
 				return nil, lr.errorf("feature index %d not greater than previous index %d", j, prev)
 			}
@@ -356,30 +441,75 @@ func ReadSparse(r io.Reader, opt *LoadOptions) (*Dataset, error) {
 		return nil, ErrNoInstances
 	}
 	if b.cols == 0 && b.maxCol < 0 {
-		return nil, errors.New("mil: no # features: header and no non-zero feature: number of features unknown")
+		return nil, badInput("no # features: header and no non-zero feature: number of features unknown")
 	}
-	return b.Build(opt)
+	return b.build(lim)
 }
 
-// parseHeader recognises `# features: D` (spaces optional). Other comments
-// return isHeader false.
+// parseHeader recognises `# features: D` (spaces optional). A comment that
+// looks like the header spelled another way (see ReadSparse) is an error;
+// other comments return isHeader false.
 func parseHeader(lr *lineReader, line []byte) (d int, isHeader bool, err error) {
 	s := bytes.TrimSpace(line[1:])
 	rest, ok := bytes.CutPrefix(s, []byte("features"))
-	if !ok {
-		return 0, false, nil
+	if ok {
+		rest = bytes.TrimSpace(rest)
+		if val, ok := bytes.CutPrefix(rest, []byte{':'}); ok {
+			val = bytes.TrimSpace(val)
+			d, ok = parseIndex(val)
+			if !ok {
+				return 0, true, lr.errorf("bad # features: header: %q is not a positive integer", val)
+			}
+			return d, true, nil
+		}
 	}
-	rest = bytes.TrimSpace(rest)
-	val, ok := bytes.CutPrefix(rest, []byte{':'})
-	if !ok {
-		return 0, false, nil // e.g. "# features are counts"
+	if looksLikeHeader(s) {
+		return 0, false, lr.errorf("comment %q looks like a misspelt header: write `# features: D` (lower case, a colon) or reword the comment", line)
 	}
-	val = bytes.TrimSpace(val)
-	d, ok = parseIndex(val)
-	if !ok {
-		return 0, true, lr.errorf("bad # features: header: %q is not a positive integer", val)
+	return 0, false, nil
+}
+
+// headerKeys are keys that name the number of features, lower case with
+// spaces, tabs, '_' and '-' removed.
+var headerKeys = []string{
+	"feature", "features", "nfeatures", "numfeatures", "numberoffeatures", "featurecount",
+	"dim", "dims", "dimension", "dimensions", "ndim", "ndims", "numdims",
+}
+
+// looksLikeHeader reports whether comment text s (after the #) is
+// "key: number", "key = number" or "key number" with a key that names the
+// number of features (headerKeys).
+func looksLikeHeader(s []byte) bool {
+	if i := bytes.IndexAny(s, ":="); i >= 0 {
+		if isHeaderKey(s[:i]) && startsNumber(bytes.TrimSpace(s[i+1:])) {
+			return true
+		}
 	}
-	return d, true, nil
+	f := bytes.Fields(s)
+	return len(f) == 2 && isHeaderKey(f[0]) && startsNumber(f[1])
+}
+
+func isHeaderKey(key []byte) bool {
+	var norm []byte
+	for _, c := range key {
+		switch {
+		case c == ' ' || c == '\t' || c == '_' || c == '-':
+		case 'A' <= c && c <= 'Z':
+			norm = append(norm, c+'a'-'A')
+		default:
+			norm = append(norm, c)
+		}
+	}
+	return slices.Contains(headerKeys, string(norm))
+}
+
+// startsNumber reports whether s starts with a digit, or a sign and a
+// digit.
+func startsNumber(s []byte) bool {
+	if len(s) > 0 && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	return len(s) > 0 && '0' <= s[0] && s[0] <= '9'
 }
 
 // parseIndex parses a positive decimal integer below 2^31 (no sign).
@@ -387,14 +517,17 @@ func parseIndex(s []byte) (int, bool) {
 	if len(s) == 0 || len(s) > 10 {
 		return 0, false
 	}
-	n := 0
+	var n int64 // ten digits overflow a 32-bit int
 	for _, c := range s {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		n = n*10 + int(c-'0')
+		n = n*10 + int64(c-'0')
 	}
-	return n, n >= 1 && n < math.MaxInt32
+	if n < 1 || n >= math.MaxInt32 {
+		return 0, false
+	}
+	return int(n), true
 }
 
 // nextToken splits s at the first run of spaces or tabs.
@@ -411,9 +544,13 @@ func nextToken(s []byte) (tok, rest []byte) {
 }
 
 // Read reads either format, telling them apart by content: input whose
-// first non-blank line starts with # or has no comma is read by ReadSparse,
-// other input by ReadCSV.
+// first non-blank line (after a byte order mark) starts with # or has no
+// comma is read by ReadSparse, other input by ReadCSV.
 func Read(r io.Reader, opt *LoadOptions) (*Dataset, error) {
+	lim, err := opt.resolve()
+	if err != nil {
+		return nil, err
+	}
 	size := sizeHint(r)
 	br := bufio.NewReaderSize(r, 64<<10)
 	peek, err := br.Peek(64 << 10)
@@ -421,12 +558,13 @@ func Read(r io.Reader, opt *LoadOptions) (*Dataset, error) {
 		return nil, fmt.Errorf("mil: %w", err)
 	}
 	if looksSparse(peek) {
-		return ReadSparse(br, opt)
+		return readSparse(br, lim)
 	}
-	return readCSV(br, opt, size)
+	return readCSV(br, lim, size)
 }
 
 func looksSparse(peek []byte) bool {
+	peek = bytes.TrimPrefix(peek, []byte(bom))
 	for len(peek) > 0 {
 		line, rest, _ := bytes.Cut(peek, []byte{'\n'})
 		line = bytes.TrimSpace(line)
@@ -442,6 +580,9 @@ func looksSparse(peek []byte) bool {
 // ReadCSV, .svm, .libsvm or .sparse select ReadSparse, any other is told
 // by content as in Read. A *ParseError carries the file name.
 func LoadFile(path string, opt *LoadOptions) (*Dataset, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("mil: %w", err)

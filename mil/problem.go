@@ -13,12 +13,13 @@ import (
 // as a neadmm.Problem, with B bags, I instances and D features:
 //
 //	min sum_i w_i*log(1 + exp(-s_i*q_i)) + lambda*||beta||_1
-//	s.t. q_i = max_j t_ij,  t = X beta + beta0,
+//	s.t. q_i = P(t_i),  t = X beta + beta0,
 //
-// x1 = (q, beta, beta0) in R^(B+D+1), x2 = t in R^I, y = (y1, y2) in
-// R^(B+I) unscaled, f1(x1) = (q, -X beta - beta0), f2(t) = (-max t, t).
-// UpdateX1 is the q-update (eq. 7) and the beta-update (eq. 8), both from
-// t^k; UpdateX2 is the t-update (eqs. 9-10).
+// with P the pooling (the max in the paper), x1 = (q, beta, beta0) in
+// R^(B+D+1), x2 = t in R^I, y = (y1, y2) in R^(B+I) unscaled,
+// f1(x1) = (q, -X beta - beta0), f2(t) = (-P(t), t). UpdateX1 is the
+// q-update (eq. 7) and the beta-update (eq. 8), both from t^k; UpdateX2 is
+// the t-update (eqs. 9-10, with the pooling's prox).
 type problem struct {
 	data   *Dataset
 	bagPtr []int
@@ -26,8 +27,11 @@ type problem struct {
 	sign   []float64 // s_i = 2*label - 1
 	weight []float64 // w_i
 	lambda float64   // on the sum-scale objective above
+	// lambdaMean: the options' Loss is MeanLoss (objectives reported /B).
+	lambdaMean bool
 
-	path  BetaSolver // BetaGram or BetaDirect
+	ctx   context.Context // the solve's, from Start: for the inner FISTA
+	path  BetaSolver      // BetaGram or BetaDirect
 	lasso lassoProblem
 	fista neadmm.FISTA
 	fopt  neadmm.FISTAOptions
@@ -37,65 +41,63 @@ type problem struct {
 	// by Constraint1 when x1's theta has not changed since.
 	xb, xbTheta []float64
 	xbValid     bool
-	// tmax = max t per bag for the t that the last t-update returned
-	// (at &t[0] == tmaxOf); see bagMaxes.
-	tmax      []float64
-	tmaxOf    *float64
-	tmaxValid bool
+	pool        Pooling
+	scratch     []float64 // the largest bag: poolValue's sort
+	// tpool = P(t) per bag for the t of the solve: the engine passes x2
+	// unchanged from UpdateX2 to Constraint2 and the next UpdateX1 (see
+	// neadmm.Problem), so the t-update computes it once for both; before
+	// the first t-update of a solve (tpoolValid false, reset by Start) it
+	// is computed from the initial t.
+	tpool      []float64
+	tpoolValid bool
 
 	// Diagnostics, accumulated over the solve.
-	inner                int
-	tQ, tBeta, tT, tProb time.Duration
-	err                  error // first FISTA failure, also returned by UpdateX1
+	inner         int
+	tQ, tBeta, tT time.Duration
 }
 
 func (p *problem) Dims() (n1, n2, m int) {
 	return p.nb + p.nf + 1, p.data.NumInstances(), p.nb + p.data.NumInstances()
 }
 
-// bagMax returns max_j t_ij of bag i (t finite: no NaN handling).
-func (p *problem) bagMax(t []float64, i int) float64 {
-	return maxOf(t[p.bagPtr[i]:p.bagPtr[i+1]])
+// bagPool returns P(t_i) of bag i.
+func (p *problem) bagPool(t []float64, i int) float64 {
+	x := t[p.bagPtr[i]:p.bagPtr[i+1]]
+	return poolValue(x, p.pool.k(len(x)), p.scratch)
 }
 
-// maxOf returns the largest element of the non-empty, NaN-free x.
-func maxOf(x []float64) float64 {
-	m := x[0]
-	for _, v := range x[1:] {
-		if v > m {
-			m = v
+// bagPools returns P(t) per bag for the solve's current t (see tpool).
+func (p *problem) bagPools(t []float64) []float64 {
+	if !p.tpoolValid {
+		for i := range p.nb {
+			p.tpool[i] = p.bagPool(t, i)
 		}
+		p.tpoolValid = true
 	}
-	return m
+	return p.tpool
 }
 
-// bagMaxes returns max t per bag: the values the t-update cached when t is
-// its output (the engine passes that t unchanged to Constraint2 and the
-// next UpdateX1), else computed into p.tmax.
-func (p *problem) bagMaxes(t []float64) []float64 {
-	if p.tmaxValid && &t[0] == p.tmaxOf {
-		return p.tmax
-	}
-	for i := range p.nb {
-		p.tmax[i] = p.bagMax(t, i)
-	}
-	p.tmaxValid, p.tmaxOf = false, nil
-	return p.tmax
+// Start (neadmm.Starter) begins a solve: it forgets what an earlier solve
+// left (the next t is new) and keeps ctx for the inner FISTA solves.
+func (p *problem) Start(ctx context.Context, x1, t, y []float64) error {
+	p.ctx = ctx
+	p.tpoolValid = false
+	return nil
 }
 
 func (p *problem) UpdateX1(x1, t, y []float64, rho float64) error {
 	t0 := time.Now()
 	q, theta := x1[:p.nb], x1[p.nb:]
 	y1, y2 := y[:p.nb], y[p.nb:]
-	tmax := p.bagMaxes(t)
+	tpool := p.bagPools(t)
 	for i := range q {
-		c := tmax[i] - y1[i]/rho
+		c := tpool[i] - y1[i]/rho
 		q[i] = logisticProx(p.sign[i], p.weight[i], rho, c, q[i])
 	}
 	t1 := time.Now()
 	vec.AddScaledTo(p.v, t, 1/rho, y2)
 	p.lasso.setRHS(p.v, p.lambda/rho)
-	res, err := p.fista.Solve(context.TODO(), p.lasso, theta, p.fopt)
+	res, err := p.fista.Solve(p.ctx, p.lasso, theta, p.fopt)
 	p.inner += res.Iterations
 	p.xbValid = false
 	t2 := time.Now()
@@ -112,10 +114,10 @@ func (p *problem) UpdateX2(t, x1, y []float64, rho float64) error {
 	vec.AddScaledTo(p.phi, p.xb, -1/rho, y2)
 	for i := range q {
 		a, b := p.bagPtr[i], p.bagPtr[i+1]
-		neadmm.MaxProx(t[a:b], p.phi[a:b], q[i]+y1[i]/rho)
-		p.tmax[i] = maxOf(t[a:b])
+		p.pool.prox(t[a:b], p.phi[a:b], q[i]+y1[i]/rho)
+		p.tpool[i] = p.bagPool(t, i)
 	}
-	p.tmaxValid, p.tmaxOf = true, &t[0]
+	p.tpoolValid = true
 	p.tT += time.Since(t0)
 	return nil
 }
@@ -140,7 +142,7 @@ func (p *problem) Constraint1(dst, x1 []float64) {
 }
 
 func (p *problem) Constraint2(dst, t []float64) {
-	for i, m := range p.bagMaxes(t) {
+	for i, m := range p.bagPools(t) {
 		dst[i] = -m
 	}
 	copy(dst[p.nb:], t)
@@ -170,12 +172,12 @@ func (p *problem) loss(q []float64) float64 {
 }
 
 // trueObjective returns the sum-scale objective of the model theta itself,
-// with bag scores max_j (x_ij . beta + beta0); xb is scratch.
+// with bag scores P(x_ij . beta + beta0); xb is scratch.
 func (p *problem) trueObjective(theta, xb []float64) float64 {
 	p.data.MulVec(xb, theta[:p.nf], theta[p.nf])
 	l := 0.0
 	for i := range p.nb {
-		l += p.weight[i] * logLoss(p.sign[i]*p.bagMax(xb, i))
+		l += p.weight[i] * logLoss(p.sign[i]*p.bagPool(xb, i))
 	}
 	return l + p.lambda*vec.Asum(theta[:p.nf])
 }

@@ -1,6 +1,10 @@
 package mil
 
-import "github.com/neadmm/neadmm/vec"
+import (
+	"context"
+
+	"github.com/neadmm/neadmm/vec"
+)
 
 // The products a learner needs, each with a dense path on the vec kernels
 // and a sparse (CSR) path; the storage kind (IsSparse) selects the path.
@@ -114,12 +118,30 @@ func (d *Dataset) mulTransVecSparse(g, r []float64) {
 // O(sum of squared row non-zeros) sparse. It panics if
 // len(dst) != (D+1)*(D+1).
 func (d *Dataset) Gram(dst []float64) {
-	cols := d.m.cols
-	d1 := cols + 1
-	if len(dst) != d1*d1 {
+	if len(dst) != (d.m.cols+1)*(d.m.cols+1) {
 		panic("mil.Dataset.Gram: len(dst) != (NumFeatures()+1)^2")
 	}
+	_ = d.gram(context.Background(), dst)
+}
+
+// gramCheckCells is how many multiply-adds gram does between checks of its
+// context: about 0.1 ms of work.
+const gramCheckCells = 1 << 18
+
+// gram is Gram with a check of ctx every gramCheckCells multiply-adds or
+// so; it returns ctx's error (dst then holds a partial sum).
+func (d *Dataset) gram(ctx context.Context, dst []float64) error {
+	cols := d.m.cols
+	d1 := cols + 1
 	clear(dst)
+	work := 0 // multiply-adds since the last check
+	check := func(n int) error {
+		if work += n; work < gramCheckCells {
+			return nil
+		}
+		work = 0
+		return ctx.Err()
+	}
 	// Accumulate the upper triangle, then mirror it.
 	for _, rn := range d.runs {
 		if d.IsSparse() {
@@ -136,6 +158,9 @@ func (d *Dataset) Gram(dst []float64) {
 					}
 					g[d1-1] += vp
 				}
+				if err := check(len(cols)*len(cols)/2 + 1); err != nil {
+					return err
+				}
 			}
 			continue
 		}
@@ -150,6 +175,9 @@ func (d *Dataset) Gram(dst []float64) {
 				vec.Axpy(xj, row[j:], g[j:cols])
 				g[cols] += xj
 			}
+			if err := check(cols*cols/2 + 1); err != nil {
+				return err
+			}
 		}
 	}
 	dst[d1*d1-1] = float64(d.NumInstances())
@@ -158,4 +186,5 @@ func (d *Dataset) Gram(dst []float64) {
 			dst[k*d1+j] = dst[j*d1+k]
 		}
 	}
+	return nil
 }

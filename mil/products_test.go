@@ -198,7 +198,7 @@ func TestProductsDenseSparseNaive(t *testing.T) {
 				d := randomDataset(t, rng, 9, 5, cols, density)
 				for _, s := range []Storage{Dense, Sparse} {
 					t.Run(fmt.Sprintf("cols=%d/density=%v/%v", cols, density, s), func(t *testing.T) {
-						dd := d.Convert(s)
+						dd := convert(t, d, s)
 						if dd.IsSparse() != (s == Sparse) {
 							t.Fatalf("Convert(%v) gave sparse=%v", s, dd.IsSparse())
 						}
@@ -217,7 +217,7 @@ func TestSubsetProducts(t *testing.T) {
 		rng := rand.New(rand.NewPCG(3, 4))
 		base := randomDataset(t, rng, 40, 6, 13, 0.4)
 		for _, s := range []Storage{Dense, Sparse} {
-			d := base.Convert(s)
+			d := convert(t, base, s)
 			for trial := range 5 {
 				var bags []int
 				for range 1 + rng.IntN(30) {
@@ -286,7 +286,6 @@ func TestProductsPanicOnBadLengths(t *testing.T) {
 		"MulTransVec g":    func() { d.MulTransVec(make([]float64, cols+2), make([]float64, n)) },
 		"MulTransVec r":    func() { d.MulTransVec(make([]float64, cols), make([]float64, n-1)) },
 		"Gram":             func() { d.Gram(make([]float64, cols*cols)) },
-		"Row":              func() { d.Row(make([]float64, cols-1), 0) },
 		"InstanceID range": func() { d.InstanceID(n) },
 	} {
 		func() {
@@ -306,7 +305,7 @@ func TestProductsNoAlloc(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	base := randomDataset(t, rng, 30, 5, 20, 0.3)
 	for _, s := range []Storage{Dense, Sparse} {
-		full := base.Convert(s)
+		full := convert(t, base, s)
 		sub, _ := full.Subset([]int{5, 1, 2, 3, 20, 20})
 		for _, d := range []*Dataset{full, sub} {
 			n, cols := d.NumInstances(), d.NumFeatures()
@@ -334,8 +333,8 @@ func TestSparsePathSkipsZeros(t *testing.T) {
 	}
 	beta := []float64{1, math.Inf(1)}
 	td, ts := make([]float64, 2), make([]float64, 2)
-	d.Convert(Dense).MulVec(td, beta, 0)
-	d.Convert(Sparse).MulVec(ts, beta, 0)
+	convert(t, d, Dense).MulVec(td, beta, 0)
+	convert(t, d, Sparse).MulVec(ts, beta, 0)
 	if !math.IsNaN(td[0]) || ts[0] != 1 || !math.IsInf(td[1], 1) || !math.IsInf(ts[1], 1) {
 		t.Fatalf("dense %v, sparse %v", td, ts)
 	}
@@ -351,7 +350,7 @@ func BenchmarkProductsByDensity(b *testing.B) {
 		for _, density := range []float64{0.005, 0.05, 0.1, 0.2, 0.3, 0.5} {
 			base := randomDataset(b, rng, nb, 9, 234, density)
 			for _, s := range []Storage{Dense, Sparse} {
-				d := base.Convert(s)
+				d := convert(b, base, s)
 				b.Run(fmt.Sprintf("n=%d/density=%v/%v", d.NumInstances(), density, s), func(b *testing.B) {
 					n, cols := d.NumInstances(), d.NumFeatures()
 					tv, beta, g := make([]float64, n), randVec(rng, cols), make([]float64, cols+1)
@@ -377,7 +376,7 @@ func BenchmarkSubsetProducts(b *testing.B) {
 		density float64
 		s       Storage
 	}{{"fox-like dense", 0.62, Dense}, {"vaccine-like sparse", 0.005, Sparse}} {
-		base := randomDataset(b, rng, 1500, 12, 234, c.density).Convert(c.s)
+		base := convert(b, randomDataset(b, rng, 1500, 12, 234, c.density), c.s)
 		var bags []int
 		for k := range base.NumBags() {
 			if rng.Float64() < 0.9 {
@@ -414,7 +413,7 @@ func BenchmarkGram(b *testing.B) {
 		density    float64
 		storage    Storage
 	}{{"fox-like", 200, 12, 230, 0.62, Dense}, {"vaccine-like", 1572, 51, 234, 0.005, Sparse}} {
-		d := randomDataset(b, rng, c.nb, c.maxBag, c.cols, c.density).Convert(c.storage)
+		d := convert(b, randomDataset(b, rng, c.nb, c.maxBag, c.cols, c.density), c.storage)
 		b.Run(c.name, func(b *testing.B) {
 			gram := make([]float64, (c.cols+1)*(c.cols+1))
 			b.ReportAllocs()

@@ -2,12 +2,10 @@ package mil
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -29,9 +27,10 @@ type Protocol struct {
 	// precision, recall and F1 (positive iff score >= Threshold): 0 for raw
 	// bag scores, as the paper's code did; 0.5 for probabilities.
 	Threshold float64
-	// Workers is how many folds run at once (<= 1: one at a time). It does
-	// not change the results; the score function must then be safe for
-	// concurrent use.
+	// Workers caps how many splits run at once: 0 means GOMAXPROCS (all
+	// cores), 1 one at a time. It does not change the results (each split
+	// is scored on its own and reported in split order), but with more
+	// than one worker the score function must be safe for concurrent use.
 	Workers int
 }
 
@@ -69,24 +68,24 @@ func (p Protocol) Splits(labels []float64) ([]Split, error) {
 	var cls [2][]int
 	for i, y := range labels {
 		if y != 0 && y != 1 {
-			return nil, fmt.Errorf("mil: Splits: label %d is %v, want 0 or 1", i, y)
+			return nil, fmt.Errorf("%w: Splits: label %d is %v, want 0 or 1", ErrBadInput, i, y)
 		}
 		cls[int(y)] = append(cls[int(y)], i)
 	}
 	if p.Repeats < 1 {
-		return nil, fmt.Errorf("mil: Splits: Repeats = %d, want >= 1", p.Repeats)
+		return nil, fmt.Errorf("%w: Splits: Repeats = %d, want >= 1", ErrBadInput, p.Repeats)
 	}
 	minClass := min(len(cls[0]), len(cls[1]))
 	switch {
 	case p.Folds < 0 || p.Folds == 1:
-		return nil, fmt.Errorf("mil: Splits: Folds = %d, want >= 2 (or 0 for a holdout)", p.Folds)
+		return nil, fmt.Errorf("%w: Splits: Folds = %d, want >= 2 (or 0 for a holdout)", ErrBadInput, p.Folds)
 	case p.Folds > minClass:
-		return nil, fmt.Errorf("mil: Splits: %d folds but a class has only %d bags", p.Folds, minClass)
+		return nil, fmt.Errorf("%w: Splits: %d folds but a class has only %d bags", ErrBadInput, p.Folds, minClass)
 	case p.Folds == 0:
 		for c := range cls {
 			nt := int(math.Round(p.TestFraction * float64(len(cls[c]))))
 			if !(p.TestFraction > 0 && p.TestFraction < 1) || nt < 1 || nt >= len(cls[c]) {
-				return nil, fmt.Errorf("mil: Splits: TestFraction %v leaves class %d (%d bags) without a training or test bag", p.TestFraction, c, len(cls[c]))
+				return nil, fmt.Errorf("%w: Splits: TestFraction %v leaves class %d (%d bags) without a training or test bag", ErrBadInput, p.TestFraction, c, len(cls[c]))
 			}
 		}
 	}
@@ -150,12 +149,15 @@ type ScoreFunc func(ctx context.Context, train, test *Dataset) ([]float64, error
 // score sees them.
 func Standardized(score ScoreFunc) ScoreFunc {
 	return func(ctx context.Context, train, test *Dataset) ([]float64, error) {
-		s := FitScaler(train)
-		tr, err := s.Apply(train)
+		s, err := FitScaler(ctx, train)
 		if err != nil {
 			return nil, err
 		}
-		te, err := s.Apply(test)
+		tr, err := s.Apply(ctx, train)
+		if err != nil {
+			return nil, err
+		}
+		te, err := s.Apply(ctx, test)
 		if err != nil {
 			return nil, err
 		}
@@ -191,12 +193,17 @@ type Report struct {
 // Splits fails): it holds the splits that completed, in split order, with
 // Mean and Std over them, so that an interrupted run keeps what it did.
 func (p Protocol) Run(ctx context.Context, data *Dataset, score ScoreFunc) (*Report, error) {
+	switch {
+	case data == nil:
+		return nil, fmt.Errorf("%w: Run: nil dataset", ErrBadInput)
+	case score == nil:
+		return nil, fmt.Errorf("%w: Run: nil score function", ErrBadInput)
+	case math.IsNaN(p.Threshold):
+		return nil, fmt.Errorf("%w: Run: NaN threshold", ErrBadInput)
+	}
 	splits, err := p.Splits(data.Labels())
 	if err != nil {
 		return nil, err
-	}
-	if math.IsNaN(p.Threshold) {
-		return nil, errors.New("mil: Run: NaN threshold")
 	}
 	res := make([]FoldResult, len(splits))
 	errs := make([]error, len(splits))
@@ -212,28 +219,7 @@ func (p Protocol) Run(ctx context.Context, data *Dataset, score ScoreFunc) (*Rep
 			cancel() // later splits would be thrown away anyway
 		}
 	}
-	if p.Workers <= 1 {
-		for i := range splits {
-			one(i)
-		}
-	} else {
-		var wg sync.WaitGroup
-		next := make(chan int)
-		for range min(p.Workers, len(splits)) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range next {
-					one(i)
-				}
-			}()
-		}
-		for i := range splits {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
-	}
+	parallel(len(splits), workers(p.Workers, len(splits)), one)
 	// Report the error of the earliest failing split (a cancellation caused
 	// by it shows up only on later splits) beside the splits that completed.
 	var first error

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/neadmm/neadmm/internal/datadir"
+	"github.com/stretchr/testify/require"
 )
 
 func classLabels(pos, neg int) []float64 {
@@ -73,9 +74,7 @@ func TestKFoldSplits(t *testing.T) {
 	labels := classLabels(566, 1006) // vaccine's class sizes
 	p := KFold(10, 5, 42)
 	splits, err := p.Splits(labels)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checkPartition(t, splits, labels, 10, 5)
 	again, _ := p.Splits(labels)
 	if !reflect.DeepEqual(splits, again) {
@@ -92,9 +91,7 @@ func TestKFoldSplits(t *testing.T) {
 	// Small classes: k equal to the minority size still works.
 	small := classLabels(3, 7)
 	s, err := KFold(3, 2, 1).Splits(small)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checkPartition(t, s, small, 3, 2)
 }
 
@@ -161,9 +158,7 @@ func plantedDataset(t testing.TB, nb int, seed uint64) *Dataset {
 		}
 	}
 	d, err := b.Build(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return d
 }
 
@@ -189,17 +184,13 @@ func TestRun(t *testing.T) {
 	d := plantedDataset(t, 60, 1)
 	p := KFold(5, 3, 9)
 	rep, err := p.Run(context.Background(), d, maxFeature(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if len(rep.Folds) != 15 || rep.Mean.AUC != 1 || rep.Std.AUC != 0 || rep.Mean.Accuracy != 1 {
 		t.Errorf("planted rule: %d folds, %v", len(rep.Folds), rep)
 	}
 	// Noise feature: mean and std recomputed from the folds.
 	rep, err = p.Run(context.Background(), d, maxFeature(1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var aucs []float64
 	for _, f := range rep.Folds {
 		want, _ := Evaluate(f.Scores, f.Labels, 0)
@@ -242,9 +233,7 @@ func TestRun(t *testing.T) {
 	// Concurrent workers give the same report.
 	p.Workers = 3
 	rep2, err := p.Run(context.Background(), d, maxFeature(1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for i := range rep.Folds {
 		rep.Folds[i].Elapsed, rep2.Folds[i].Elapsed = 0, 0
 	}
@@ -263,6 +252,7 @@ func TestRun(t *testing.T) {
 func TestRunErrors(t *testing.T) {
 	d := plantedDataset(t, 40, 2)
 	p := KFold(4, 2, 3)
+	p.Workers = 1 // the failing score function counts calls in order
 	boom := errors.New("boom")
 	calls := 0
 	failing := func(ctx context.Context, train, test *Dataset) ([]float64, error) {
@@ -339,9 +329,7 @@ func TestStandardized(t *testing.T) {
 		return maxFeature(0)(ctx, train, test)
 	}
 	rep, err := PaperSplit(5).Run(context.Background(), d, Standardized(inner))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for j := range trainMean {
 		if !near(trainMean[j], 0, 1e-14) || !near(trainStd[j], 1, 1e-14) {
 			t.Errorf("column %d of the standardized train set: mean %v std %v", j, trainMean[j], trainStd[j])
@@ -361,9 +349,7 @@ func TestStandardized(t *testing.T) {
 func TestProtocolsOnRealData(t *testing.T) {
 	for _, name := range []string{"fox.csv", "vaccine.svm"} {
 		d, err := LoadFile(datadir.File(t, name), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		size := func(_ context.Context, _, test *Dataset) ([]float64, error) {
 			s := make([]float64, test.NumBags())
 			for k := range s {
@@ -374,9 +360,7 @@ func TestProtocolsOnRealData(t *testing.T) {
 		}
 		for _, p := range []Protocol{KFold(10, 5, 1), PaperSplit(1)} {
 			rep, err := p.Run(context.Background(), d, size)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if n := len(rep.Folds); n != p.Repeats*max(p.Folds, 1) {
 				t.Errorf("%s %s: %d folds", name, p.Name, n)
 			}
@@ -386,6 +370,40 @@ func TestProtocolsOnRealData(t *testing.T) {
 				}
 			}
 			t.Logf("%s, bag size as score: %s", name, rep)
+		}
+	}
+}
+
+// TestRunWorkersFit runs real fits under 1, GOMAXPROCS (0) and 4 workers:
+// every fold's scores must be the same bits.
+func TestRunWorkersFit(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 80, Features: 6, MinInstances: 1, MaxInstances: 5, Seed: 61})
+	require.NoError(t, err)
+	fit := func(ctx context.Context, train, test *Dataset) ([]float64, error) {
+		opt := DefaultOptions()
+		opt.Pooling = TopKPooling(2)
+		m, err := Fit(ctx, train, opt)
+		if err != nil {
+			return nil, err
+		}
+		return m.BagScores(test)
+	}
+	var ref *Report
+	for _, w := range []int{1, 0, 4} {
+		p := KFold(4, 2, 3)
+		p.Workers = w
+		rep, err := p.Run(context.Background(), d, fit)
+		require.NoError(t, err)
+		if ref == nil {
+			ref = rep
+			continue
+		}
+		for i, f := range rep.Folds {
+			for k, s := range f.Scores {
+				if math.Float64bits(s) != math.Float64bits(ref.Folds[i].Scores[k]) {
+					t.Fatalf("workers %d: fold %d bag %d: %v, one worker %v", w, i, k, s, ref.Folds[i].Scores[k])
+				}
+			}
 		}
 	}
 }

@@ -1,7 +1,7 @@
 package mil
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"math"
 
@@ -16,102 +16,250 @@ type Scaler struct {
 	Scale []float64 // divided by; 1 for columns constant on the training data
 }
 
+// ctxEvery is the work (values visited) between two checks of a context
+// in the scaler's passes: about 50 microseconds, so cancel-to-return stays
+// far below a millisecond while the check costs nothing measurable.
+const ctxEvery = 1 << 16
+
+// ticker checks a context after every ctxEvery units of work.
+type ticker struct {
+	ctx  context.Context
+	left int
+}
+
+func (t *ticker) tick(work int) error {
+	if t.left -= work; t.left > 0 {
+		return nil
+	}
+	t.left = ctxEvery
+	return t.ctx.Err()
+}
+
 // FitScaler returns the Scaler fitted on the instances of train (every
 // instance weighs the same, whatever its bag): Scale[j] is the population
 // standard deviation of column j, and for dense storage Mean[j] its mean.
 // Sparse storage is scaled without centering (Mean all 0) so it stays
 // sparse; the standard deviation is still taken around the mean, as
 // scikit-learn's StandardScaler(with_mean=false) does. Columns constant on
-// train (every value equal) are left alone: Mean 0, Scale 1. train's values
-// are finite (a Dataset invariant), so the result is finite with Scale > 0.
-func FitScaler(train *Dataset) *Scaler {
+// train (every value equal) are left alone: Mean 0, Scale 1.
+//
+// The statistics of each column are computed on its values scaled by the
+// power of two that brings its largest magnitude into [0.5, 1) (as
+// vec.Nrm2 does), so no square overflows or underflows: a column of values
+// near 1e-300 or 1e300 gets the same standardized values as the same
+// column near 1, bit for bit. train's values are finite (a Dataset
+// invariant), so the result is finite with Scale > 0.
+//
+// It returns an error wrapping ErrBadInput for a nil ctx or train, or for
+// a non-constant column whose standard deviation underflows to 0 (only
+// possible when all its values are below about 1e-298 in magnitude), and ctx's error (wrapped)
+// when ctx ends first; it checks ctx every 65536 values.
+func FitScaler(ctx context.Context, train *Dataset) (*Scaler, error) {
+	if ctx == nil {
+		return nil, badInput("FitScaler: nil context")
+	}
+	if err := train.checkUsable("FitScaler"); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("mil: FitScaler: %w", err)
+	}
 	cols, n := train.NumFeatures(), train.NumInstances()
 	mean := make([]float64, cols)
 	ss := make([]float64, cols)
 	lo := make([]float64, cols)
 	hi := make([]float64, cols)
-	m := train.m
+	f := make([]float64, cols) // per column: the power of two scaling it
+	var nz []int               // sparse: stored entries per column; the rest are zeros
+	tk := ticker{ctx: ctx, left: ctxEvery}
+
+	// Pass 1: the range of each column.
+	var err error
 	if train.IsSparse() {
-		nz := make([]int, cols) // stored entries per column; the rest are zeros
-		each := func(f func(c int32, v float64)) {
-			for _, r := range train.runs {
-				for p := m.rowptr[r.src]; p < m.rowptr[r.src+r.n]; p++ {
-					f(m.colidx[p], m.values[p])
-				}
-			}
-		}
+		nz = make([]int, cols)
 		for j := range lo {
 			lo[j], hi[j] = math.Inf(1), math.Inf(-1)
 		}
-		each(func(c int32, v float64) { mean[c] += v; nz[c]++; lo[c] = min(lo[c], v); hi[c] = max(hi[c], v) })
-		for j := range mean {
-			mean[j] /= float64(n)
+		err = train.eachSparseRow(&tk, func(c []int32, v []float64) {
+			for p, j := range c {
+				nz[j]++
+				lo[j], hi[j] = min(lo[j], v[p]), max(hi[j], v[p])
+			}
+		})
+		for j := range lo {
 			if nz[j] < n { // the column also holds implicit zeros
 				lo[j], hi[j] = min(lo[j], 0), max(hi[j], 0)
 			}
 		}
-		each(func(c int32, v float64) { ss[c] += (v - mean[c]) * (v - mean[c]) })
-		for j := range ss {
-			ss[j] += float64(n-nz[j]) * mean[j] * mean[j]
-		}
 	} else {
-		row := func(f func(x []float64)) {
-			for _, r := range train.runs {
-				x := m.dense[r.src*cols : (r.src+r.n)*cols]
-				for i := range r.n {
-					f(x[i*cols : (i+1)*cols])
-				}
-			}
-		}
-		copy(lo, m.dense[train.runs[0].src*cols:])
+		src := train.runs[0].src
+		copy(lo, train.m.dense[src*cols:(src+1)*cols])
 		copy(hi, lo)
-		row(func(x []float64) {
+		err = train.eachDenseRow(&tk, func(x []float64) {
 			for j, v := range x {
-				mean[j] += v
 				lo[j], hi[j] = min(lo[j], v), max(hi[j], v)
+			}
+		})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mil: FitScaler: %w", err)
+	}
+	for j := range f {
+		f[j] = scaleFactor(max(-lo[j], hi[j]))
+	}
+
+	// Passes 2 and 3: mean, then the sum of squared deviations, of the
+	// scaled values.
+	if train.IsSparse() {
+		err = train.eachSparseRow(&tk, func(c []int32, v []float64) {
+			for p, j := range c {
+				mean[j] += v[p] * f[j]
 			}
 		})
 		for j := range mean {
 			mean[j] /= float64(n)
 		}
-		row(func(x []float64) {
+		if err == nil {
+			err = train.eachSparseRow(&tk, func(c []int32, v []float64) {
+				for p, j := range c {
+					dv := v[p]*f[j] - mean[j]
+					ss[j] += dv * dv
+				}
+			})
+		}
+		for j := range ss {
+			ss[j] += float64(n-nz[j]) * mean[j] * mean[j]
+		}
+	} else {
+		err = train.eachDenseRow(&tk, func(x []float64) {
 			for j, v := range x {
-				ss[j] += (v - mean[j]) * (v - mean[j])
+				mean[j] += v * f[j]
 			}
 		})
+		for j := range mean {
+			mean[j] /= float64(n)
+		}
+		if err == nil {
+			err = train.eachDenseRow(&tk, func(x []float64) {
+				for j, v := range x {
+					dv := v*f[j] - mean[j]
+					ss[j] += dv * dv
+				}
+			})
+		}
 	}
+	if err != nil {
+		return nil, fmt.Errorf("mil: FitScaler: %w", err)
+	}
+
 	s := &Scaler{Mean: mean, Scale: ss}
 	for j := range ss {
-		sd := math.Sqrt(ss[j] / float64(n))
-		if lo[j] == hi[j] || !(sd > 0) {
-			mean[j], sd = 0, 1
+		sd := unscale(math.Sqrt(ss[j]/float64(n)), f[j])
+		mu := unscale(mean[j], f[j])
+		switch {
+		case lo[j] == hi[j]:
+			mu, sd = 0, 1
+		case !(sd > 0):
+			// Two distinct values differ by at least 2^-54 of the largest
+			// magnitude once scaled, so the scaled deviation is at least
+			// 2^-86 for any n below 2^64: only a column whose values are
+			// all below about 2^-989 (1e-298) can underflow here.
+			return nil, badInput("FitScaler: column %d (values %g to %g) has a standard deviation below the smallest float64", j, lo[j], hi[j])
 		}
 		if train.IsSparse() {
-			mean[j] = 0
+			mu = 0
 		}
-		s.Scale[j] = sd
+		s.Mean[j], s.Scale[j] = mu, sd
 	}
-	return s
+	return s, nil
+}
+
+// scaleFactor returns the power of two 2^k that brings amax (finite,
+// >= 0) into [0.5, 1), or to at least 2^-74 when amax is subnormal (2^1074
+// overflows), and 1 for amax = 0. Multiplying by it is exact wherever the
+// product is normal.
+func scaleFactor(amax float64) float64 {
+	if amax == 0 {
+		return 1
+	}
+	_, e := math.Frexp(amax) // amax = m*2^e, m in [0.5, 1)
+	return math.Ldexp(1, min(-e, 1000))
+}
+
+// unscale returns v/f, a statistic of values scaled by f brought back,
+// clamped to ±MaxFloat64: a mean or standard deviation of values below
+// 2^1024 in magnitude can round up to it only by the last ulp.
+func unscale(v, f float64) float64 {
+	u := v / f
+	if math.IsInf(u, 0) {
+		return math.Copysign(math.MaxFloat64, u)
+	}
+	return u
+}
+
+// eachDenseRow calls visit with every row of d (dense storage) in order,
+// ticking tk; it returns tk's error.
+func (d *Dataset) eachDenseRow(tk *ticker, visit func(x []float64)) error {
+	cols := d.m.cols
+	for _, r := range d.runs {
+		for i := r.src; i < r.src+r.n; i++ {
+			visit(d.m.dense[i*cols : (i+1)*cols])
+			if err := tk.tick(cols + 1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// eachSparseRow calls visit with the stored columns and values of every
+// row of d (sparse storage) in order, ticking tk; it returns tk's error.
+func (d *Dataset) eachSparseRow(tk *ticker, visit func(c []int32, v []float64)) error {
+	m := d.m
+	for _, r := range d.runs {
+		for i := r.src; i < r.src+r.n; i++ {
+			lo, hi := m.rowptr[i], m.rowptr[i+1]
+			visit(m.colidx[lo:hi], m.values[lo:hi])
+			if err := tk.tick(hi - lo + 1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (s *Scaler) check(cols int, fn string) error {
+	if s == nil {
+		return badInput("Scaler.%s: nil scaler", fn)
+	}
 	if len(s.Mean) != cols || len(s.Scale) != cols {
-		return fmt.Errorf("mil: Scaler.%s: scaler has %d/%d columns, data %d", fn, len(s.Mean), len(s.Scale), cols)
+		return badInput("Scaler.%s: scaler has %d/%d columns, data %d", fn, len(s.Mean), len(s.Scale), cols)
 	}
 	for j := range s.Scale {
 		if !num.Finite(s.Mean[j]) || !num.Finite(s.Scale[j]) || s.Scale[j] == 0 {
-			return fmt.Errorf("mil: Scaler.%s: column %d has mean %v, scale %v", fn, j, s.Mean[j], s.Scale[j])
+			return badInput("Scaler.%s: column %d has mean %v, scale %v", fn, j, s.Mean[j], s.Scale[j])
 		}
 	}
 	return nil
 }
 
 // Apply returns a standardized copy of d (materialized, in d's storage
-// kind; d is not modified). It returns an error if the scaler's length
-// differs from d.NumFeatures(), a Mean or Scale is not finite or a Scale is
-// 0, a scaled value overflows, or d is sparse and a Mean is non-zero
-// (centering would make it dense: Convert(Dense) first).
-func (s *Scaler) Apply(d *Dataset) (*Dataset, error) {
+// kind; d is not modified). A value whose difference from the mean
+// overflows (both near ±MaxFloat64) is computed as x/Scale - Mean/Scale.
+//
+// It returns an error wrapping ErrBadInput if s, d or ctx is nil, the
+// scaler's length differs from d.NumFeatures(), a Mean or Scale is not
+// finite or a Scale is 0, a scaled value overflows (a value far outside
+// the training range), or d is sparse and a Mean is non-zero (centering
+// would make it dense: Convert(Dense) first); and ctx's error (wrapped)
+// when ctx ends first.
+func (s *Scaler) Apply(ctx context.Context, d *Dataset) (*Dataset, error) {
+	if ctx == nil {
+		return nil, badInput("Scaler.Apply: nil context")
+	}
+	if err := d.checkUsable("Scaler.Apply"); err != nil {
+		return nil, err
+	}
 	cols := d.NumFeatures()
 	if err := s.check(cols, "Apply"); err != nil {
 		return nil, err
@@ -119,63 +267,101 @@ func (s *Scaler) Apply(d *Dataset) (*Dataset, error) {
 	if d.IsSparse() {
 		for _, mu := range s.Mean {
 			if mu != 0 {
-				return nil, errors.New("mil: Scaler.Apply: centering sparse data would make it dense; convert it with Convert(Dense) first")
+				return nil, badInput("Scaler.Apply: centering sparse data would make it dense; convert it with Convert(Dense) first")
 			}
 		}
 	}
-	out := d.copyAs(d.storageKind()) // a fresh copy: scaled in place below
-	m := out.m
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("mil: Scaler.Apply: %w", err)
+	}
+	tk := ticker{ctx: ctx, left: ctxEvery}
+	out, err := d.copyAsTicking(d.storageKind(), &tk) // a fresh copy: scaled in place below
+	if err != nil {
+		return nil, fmt.Errorf("mil: Scaler.Apply: %w", err)
+	}
 	if out.IsSparse() {
-		for p, c := range m.colidx {
-			m.values[p] /= s.Scale[c]
-		}
-	} else {
-		for i := range m.rows {
-			x := m.dense[i*cols : (i+1)*cols]
-			for j := range x {
-				x[j] = (x[j] - s.Mean[j]) / s.Scale[j]
+		err = out.eachSparseRow(&tk, func(c []int32, v []float64) {
+			for p, j := range c {
+				v[p] /= s.Scale[j]
 			}
-		}
+		})
+	} else {
+		err = out.eachDenseRow(&tk, func(x []float64) {
+			for j, v := range x {
+				y := (v - s.Mean[j]) / s.Scale[j]
+				if math.IsInf(y, 0) {
+					y = v/s.Scale[j] - s.Mean[j]/s.Scale[j]
+				}
+				x[j] = y
+			}
+		})
 	}
-	vals := m.values
+	if err != nil {
+		return nil, fmt.Errorf("mil: Scaler.Apply: %w", err)
+	}
+	vals := out.m.values
 	if !out.IsSparse() {
-		vals = m.dense
+		vals = out.m.dense
 	}
-	for _, v := range vals {
+	for p, v := range vals {
 		if !num.Finite(v) {
-			return nil, errors.New("mil: Scaler.Apply: a scaled value overflows")
+			i, j := p/cols, p%cols
+			if out.IsSparse() {
+				i, j = rowOf(out.m.rowptr, p), int(out.m.colidx[p])
+			}
+			return nil, badInput("Scaler.Apply: instance %d feature %d scaled by %g overflows", i, j, s.Scale[j])
 		}
 	}
 	return out, nil
+}
+
+// rowOf returns the row of CSR entry p.
+func rowOf(rowptr []int, p int) int {
+	i := 0
+	for rowptr[i+1] <= p {
+		i++
+	}
+	return i
 }
 
 // ToRaw maps the coefficients (beta, beta0) of a linear model on
 // standardized features to the same model on raw features:
 // dst[j] = beta[j]/Scale[j] and the returned bias is
 // beta0 - sum_j Mean[j]*dst[j], so x'.beta + beta0 == x.dst + bias. dst may
-// be beta. It panics if the lengths differ from the scaler's.
-func (s *Scaler) ToRaw(dst, beta []float64, beta0 float64) float64 {
-	if len(dst) != len(s.Scale) || len(beta) != len(s.Scale) || len(s.Mean) != len(s.Scale) {
-		panic("mil.Scaler.ToRaw: length mismatch")
+// be beta. It returns an error wrapping ErrBadInput, leaving dst
+// unchanged, if s is nil or a length differs from the scaler's.
+func (s *Scaler) ToRaw(dst, beta []float64, beta0 float64) (float64, error) {
+	if err := s.checkLengths(dst, beta, "ToRaw"); err != nil {
+		return 0, err
 	}
 	for j, b := range beta {
 		dst[j] = b / s.Scale[j]
 		beta0 -= s.Mean[j] * dst[j]
 	}
-	return beta0
+	return beta0, nil
 }
 
 // FromRaw is the inverse of ToRaw: it maps raw-feature coefficients to
 // standardized ones, dst[j] = beta[j]*Scale[j], returning the bias
 // beta0 + sum_j Mean[j]*beta[j] (a warm start from a raw model). dst may be
-// beta. It panics if the lengths differ from the scaler's.
-func (s *Scaler) FromRaw(dst, beta []float64, beta0 float64) float64 {
-	if len(dst) != len(s.Scale) || len(beta) != len(s.Scale) || len(s.Mean) != len(s.Scale) {
-		panic("mil.Scaler.FromRaw: length mismatch")
+// beta. Its errors are ToRaw's.
+func (s *Scaler) FromRaw(dst, beta []float64, beta0 float64) (float64, error) {
+	if err := s.checkLengths(dst, beta, "FromRaw"); err != nil {
+		return 0, err
 	}
 	for j, b := range beta {
 		beta0 += s.Mean[j] * b
 		dst[j] = b * s.Scale[j]
 	}
-	return beta0
+	return beta0, nil
+}
+
+func (s *Scaler) checkLengths(dst, beta []float64, fn string) error {
+	if s == nil {
+		return badInput("Scaler.%s: nil scaler", fn)
+	}
+	if len(dst) != len(s.Scale) || len(beta) != len(s.Scale) || len(s.Mean) != len(s.Scale) {
+		return badInput("Scaler.%s: len(dst) = %d, len(beta) = %d, scaler %d/%d columns", fn, len(dst), len(beta), len(s.Mean), len(s.Scale))
+	}
+	return nil
 }

@@ -161,7 +161,7 @@ func Synthetic(cfg SynthConfig) (*Dataset, *SynthTruth, error) {
 		return nil, nil, err
 	}
 	if cfg.Density < DefaultSparseDensity {
-		d = d.Convert(Sparse)
+		d, err = d.Convert(Sparse)
 	}
-	return d, truth, nil
+	return d, truth, err
 }

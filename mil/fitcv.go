@@ -1,0 +1,577 @@
+package mil
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/neadmm/neadmm/internal/num"
+)
+
+// Search is the model selection of FitCV: the settings it tries (every
+// combination of a scaling, a pooling and a lambda), how it scores them
+// (stratified cross-validation inside the training data) and how much work
+// it may skip. Start from DefaultSearch and change fields.
+type Search struct {
+	// Lambdas are the L1 weights tried (in Base.Loss's scale). Each
+	// (scaling, pooling, fold) fits them as one path from the largest to
+	// the smallest, each fit warm-started from the previous one.
+	Lambdas []float64
+	// Poolings and Scalings are the bag score rules and feature scalings
+	// tried.
+	Poolings []Pooling
+	Scalings []Scaling
+	// Folds (>= 2) is the number of stratified cross-validation folds;
+	// every class needs at least Folds bags.
+	Folds int
+	// Seed makes the folds deterministic (as Protocol.Seed).
+	Seed uint64
+	// Workers caps the goroutines that run fits at once: 0 means
+	// GOMAXPROCS. The result does not depend on it.
+	Workers int
+	// Base holds every other option of the fits (its Lambda, Pooling and
+	// Scaling are replaced by the setting's). Its Callback is ignored.
+	Base Options
+	// ScreenFolds and Reject drop hopeless settings early: once every
+	// setting has run on the first ScreenFolds folds, a (scaling,
+	// pooling) pair whose best lambda's mean AUC over them trails the best
+	// pair's, A, by more than max(Reject, se) runs no further folds, where
+	// se = sqrt(A(1-A)/m/ScreenFolds) (m the smaller class count of a
+	// test fold) is about the standard error of A: a small test fold
+	// cannot reject on a difference its noise explains. ScreenFolds = 0
+	// (or >= Folds) runs every setting on every fold.
+	ScreenFolds int
+	Reject      float64
+	// PreferBase keeps Base's own lambda, pooling and scaling when they
+	// are in the grid and the best setting beats their CV AUC by no more
+	// than one standard error of the best setting's mean fold AUC
+	// (std/sqrt(folds)): the one-standard-error rule with Base (Fit's
+	// defaults) as the simple model, so that noise in the
+	// cross-validation does not move a fit away from defaults that are
+	// as good.
+	PreferBase bool
+	// CVRhoGrowth is the penalty growth per iteration of the
+	// cross-validation fits (0: Base's); the final fit uses Base's. A
+	// faster growth stops the fits in fewer iterations.
+	CVRhoGrowth float64
+	// Cold fits every lambda from beta = 0 instead of warm-starting it
+	// from the previous lambda's iterate (slower; for comparison).
+	Cold bool
+	// WarmRho is the initial penalty of the warm-started fits along a
+	// lambda path, as a fraction of the penalty the previous fit ended
+	// with (0: start from Base.Rho as a cold fit does). It must be in
+	// [0, 1].
+	WarmRho float64
+}
+
+// DefaultSearch returns the measured default search (see the package
+// documentation): lambdas 0.03, 0.01 and 0.003 (with DefaultOptions'
+// mean loss), the max and the mean pooling, features standardized and
+// raw, 5 stratified folds with seed 1; after the first fold the (scaling,
+// pooling) pairs trailing the best by more than 0.02 AUC or the standard
+// error of the best one's, whichever is larger, are dropped; the
+// cross-validation fits grow rho by 5% per iteration (half the iterations
+// of the default 2%, at the same AUC on fox and vaccine) and start each
+// lambda of a path from the previous fit's iterate with rho at 2% of where
+// that fit ended. DefaultOptions' own setting (lambda 0.01, max pooling,
+// standardized) is kept unless another beats it by more than one standard
+// error (PreferBase). The final fit uses DefaultOptions with the chosen
+// lambda, pooling and scaling.
+func DefaultSearch() Search {
+	return Search{
+		Lambdas:     []float64{0.03, 0.01, 0.003},
+		Poolings:    []Pooling{MaxPooling(), MeanPooling()},
+		Scalings:    []Scaling{ScaleAuto, ScaleNone},
+		Folds:       5,
+		Seed:        1,
+		Base:        DefaultOptions(),
+		ScreenFolds: 1,
+		Reject:      0.02,
+		PreferBase:  true,
+		WarmRho:     0.02,
+		CVRhoGrowth: 1.05,
+	}
+}
+
+// Validate reports the first invalid field of s (an empty grid, a bad
+// lambda, pooling or scaling, Folds < 2, invalid Base options) as an error
+// wrapping ErrBadInput.
+func (s Search) Validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: Search."+format, append([]any{ErrBadInput}, a...)...)
+	}
+	switch {
+	case len(s.Lambdas) == 0 || len(s.Poolings) == 0 || len(s.Scalings) == 0:
+		return bad("Lambdas, Poolings, Scalings: %d, %d, %d values; the grid needs at least one of each",
+			len(s.Lambdas), len(s.Poolings), len(s.Scalings))
+	case s.Folds < 2:
+		return bad("Folds = %d, want >= 2", s.Folds)
+	case s.ScreenFolds < 0:
+		return bad("ScreenFolds = %d, want >= 0", s.ScreenFolds)
+	case !(s.Reject >= 0) || !num.Finite(s.Reject):
+		return bad("Reject = %g, want finite and >= 0", s.Reject)
+	case !(s.WarmRho >= 0 && s.WarmRho <= 1):
+		return bad("WarmRho = %g, want in [0, 1]", s.WarmRho)
+	case s.CVRhoGrowth != 0 && !(s.CVRhoGrowth >= 1 && num.Finite(s.CVRhoGrowth)):
+		return bad("CVRhoGrowth = %g, want 0 or finite and >= 1", s.CVRhoGrowth)
+	}
+	for _, l := range s.Lambdas {
+		if !(l >= 0) || !num.Finite(l) {
+			return bad("Lambdas: %g, want finite and >= 0", l)
+		}
+	}
+	for _, p := range s.Poolings {
+		if err := p.Validate(); err != nil {
+			return err
+		}
+	}
+	for _, sc := range s.Scalings {
+		if sc < ScaleAuto || sc > ScaleNone {
+			return bad("Scalings: %d, unknown", int(sc))
+		}
+	}
+	return s.Base.Validate()
+}
+
+// Setting is one point of the search grid with its cross-validated score.
+type Setting struct {
+	Lambda  float64
+	Pooling Pooling
+	Scaling Scaling
+	// AUC and AUCStd are the mean and sample standard deviation of the
+	// test-fold AUC over the folds it ran (FoldAUC, in fold order).
+	AUC, AUCStd float64
+	FoldAUC     []float64
+	// Rejected reports that it stopped after the screening folds.
+	Rejected bool
+	// Iterations is the total of its fits' outer iterations.
+	Iterations int
+}
+
+// String describes the setting, e.g. "lambda=0.01 pooling=max scaling=auto".
+func (s Setting) String() string {
+	return fmt.Sprintf("lambda=%g pooling=%v scaling=%v", s.Lambda, s.Pooling, s.Scaling)
+}
+
+// Selection reports what FitCV tried and chose.
+type Selection struct {
+	// Best is the chosen setting and Options the options of the final fit
+	// on all of the data (Search.Base with Best's lambda, pooling and
+	// scaling).
+	Best    Setting
+	Options Options
+	// Settings are every setting tried, in grid order (scalings, then
+	// poolings, then lambdas from the largest).
+	Settings []Setting
+	// Folds is the number of folds; Fits the cross-validation fits run
+	// (without the final one); Rejected the settings dropped early.
+	Folds, Fits, Rejected int
+	// CVTime is the wall time of the cross-validation, RefitTime that of
+	// the final fit.
+	CVTime, RefitTime time.Duration
+}
+
+// String formats the selection as a table of the settings with their
+// scores, the chosen one marked.
+func (s Selection) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d-fold CV, %d fits, %d settings rejected early; chosen: %v (AUC %.4f ± %.4f)\n",
+		s.Folds, s.Fits, s.Rejected, s.Best, s.Best.AUC, s.Best.AUCStd)
+	for _, st := range s.Settings {
+		mark := " "
+		if st.Lambda == s.Best.Lambda && st.Pooling == s.Best.Pooling && st.Scaling == s.Best.Scaling {
+			mark = "*"
+		}
+		rej := ""
+		if st.Rejected {
+			rej = " (rejected)"
+		}
+		fmt.Fprintf(&b, "%s %-44v AUC %.4f ± %.4f over %d folds%s\n", mark, st, st.AUC, st.AUCStd, len(st.FoldAUC), rej)
+	}
+	return b.String()
+}
+
+// FitCV chooses lambda, the pooling and the scaling by stratified
+// cross-validation inside d (s.Folds folds from s.Seed; the score of a
+// setting is its mean test-fold AUC; ties go to the earlier setting in
+// grid order; see PreferBase for a preference for Base's setting) and
+// returns the model refitted with the chosen options on
+// all of d, with the Selection.
+//
+// The cost is held down three ways: the setup of a fit that does not
+// depend on the setting (scaling, Gram matrix, step constant) is done
+// once per fold and scaling and shared by every pooling and lambda; the
+// lambdas of one (scaling, pooling, fold) run as a path from the largest,
+// each fit warm-started from the previous one's iterate; and after
+// s.ScreenFolds folds the (scaling, pooling) pairs trailing by more than
+// s.Reject are dropped. The fits run on s.Workers goroutines (GOMAXPROCS
+// by default); the result is the same for any number.
+//
+// It returns an error wrapping ErrBadInput for a nil d, an invalid search
+// (an empty grid included; see Search.Validate), or a class with fewer
+// bags than folds (the message names the counts); an error matching
+// ErrOneClass when d holds one class; the error of a fit; and ctx's error,
+// wrapped, within milliseconds of its cancellation.
+func FitCV(ctx context.Context, d *Dataset, s Search) (*Model, Selection, error) {
+	sel := Selection{Folds: s.Folds}
+	if d == nil {
+		return nil, sel, fmt.Errorf("%w: FitCV: nil dataset", ErrBadInput)
+	}
+	if err := s.Validate(); err != nil {
+		return nil, sel, err
+	}
+	pos, nb := d.Positives(), d.NumBags()
+	if pos == 0 || pos == nb {
+		return nil, sel, oneClassError{bags: nb, label: d.Labels()[0]}
+	}
+	if minc := min(pos, nb-pos); minc < s.Folds {
+		return nil, sel, fmt.Errorf("%w: FitCV: %d folds need at least %d bags of each class; the data has %d positive and %d negative bags",
+			ErrBadInput, s.Folds, s.Folds, pos, nb-pos)
+	}
+	start := time.Now()
+	cv := newCVRun(d, s)
+	if err := cv.run(ctx); err != nil {
+		return nil, sel, err
+	}
+	sel = cv.selection()
+	sel.CVTime = time.Since(start)
+	t0 := time.Now()
+	m, err := Fit(ctx, d, sel.Options)
+	sel.RefitTime = time.Since(t0)
+	if err != nil {
+		return nil, sel, fmt.Errorf("mil: FitCV: final fit (%v): %w", sel.Best, err)
+	}
+	return m, sel, nil
+}
+
+// cvRun is the state of one FitCV cross-validation.
+type cvRun struct {
+	d      *Dataset
+	s      Search
+	splits []Split
+	lams   []float64 // s.Lambdas, largest first (stable for equal values)
+	lamIdx []int     // lams[i] = s.Lambdas[lamIdx[i]]
+	// preps[fold*len(Scalings)+scaling]: the shared setup and the test set.
+	preps []*prepared
+	tests []*Dataset
+	// auc[pair][fold][lambda] (NaN: not run) and the fit's iterations:
+	// each task writes only its own (pair, fold) cells.
+	auc   [][][]float64
+	iters [][][]int
+	fits  int
+	alive []bool // per pair
+}
+
+// pair index = scaling*len(Poolings) + pooling.
+func newCVRun(d *Dataset, s Search) *cvRun {
+	cv := &cvRun{d: d, s: s}
+	cv.lamIdx = make([]int, len(s.Lambdas))
+	for i := range cv.lamIdx {
+		cv.lamIdx[i] = i
+	}
+	slices.SortStableFunc(cv.lamIdx, func(a, b int) int { return cmp.Compare(s.Lambdas[b], s.Lambdas[a]) })
+	for _, i := range cv.lamIdx {
+		cv.lams = append(cv.lams, s.Lambdas[i])
+	}
+	npairs := len(s.Scalings) * len(s.Poolings)
+	cv.auc = make([][][]float64, npairs)
+	cv.iters = make([][][]int, npairs)
+	cv.alive = make([]bool, npairs)
+	for p := range npairs {
+		cv.alive[p] = true
+		cv.iters[p] = make([][]int, s.Folds)
+		cv.auc[p] = make([][]float64, s.Folds)
+		for f := range s.Folds {
+			cv.iters[p][f] = make([]int, len(cv.lams))
+			cv.auc[p][f] = make([]float64, len(cv.lams))
+			for l := range cv.lams {
+				cv.auc[p][f][l] = math.NaN()
+			}
+		}
+	}
+	return cv
+}
+
+func (cv *cvRun) run(ctx context.Context) error {
+	s := cv.s
+	var err error
+	if cv.splits, err = (Protocol{Folds: s.Folds, Repeats: 1, Seed: s.Seed}).Splits(cv.d.Labels()); err != nil {
+		return err
+	}
+	ns := len(s.Scalings)
+	cv.preps = make([]*prepared, s.Folds*ns)
+	cv.tests = make([]*Dataset, s.Folds)
+	screen := s.Folds
+	if s.ScreenFolds > 0 && s.ScreenFolds < s.Folds {
+		screen = s.ScreenFolds
+	}
+	// Stage 1: every pair on the screening folds; stage 2: the pairs left
+	// on the other folds. Each stage prepares its folds' setups first.
+	for _, folds := range [][2]int{{0, screen}, {screen, s.Folds}} {
+		if folds[0] == folds[1] {
+			continue
+		}
+		if err := cv.prepareFolds(ctx, folds[0], folds[1]); err != nil {
+			return err
+		}
+		if err := cv.runFolds(ctx, folds[0], folds[1]); err != nil {
+			return err
+		}
+		if folds[1] == screen {
+			cv.reject(screen)
+		}
+		for f := folds[0]; f < folds[1]; f++ { // free the setups
+			for sc := range ns {
+				cv.preps[f*ns+sc] = nil
+			}
+		}
+	}
+	return nil
+}
+
+// prepareFolds builds the train/test subsets and the shared setups of
+// folds [f0, f1) for every scaling, in parallel.
+func (cv *cvRun) prepareFolds(ctx context.Context, f0, f1 int) error {
+	s := cv.s
+	ns := len(s.Scalings)
+	n := (f1 - f0) * ns
+	errs := make([]error, n)
+	parallel(n, workers(s.Workers, n), func(i int) {
+		f, sc := f0+i/ns, i%ns
+		if err := ctx.Err(); err != nil {
+			errs[i] = err
+			return
+		}
+		split := cv.splits[f]
+		train, err := cv.d.Subset(split.Train)
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		if sc == 0 {
+			if cv.tests[f], err = cv.d.Subset(split.Test); err != nil {
+				errs[i] = err
+				return
+			}
+		}
+		opt := cv.s.Base.withDefaults()
+		opt.Scaling = s.Scalings[sc]
+		cv.preps[f*ns+sc], errs[i] = prepare(ctx, train, &opt)
+	})
+	return firstErr(ctx, errs)
+}
+
+// runFolds runs the lambda path of every live pair on folds [f0, f1).
+func (cv *cvRun) runFolds(ctx context.Context, f0, f1 int) error {
+	s := cv.s
+	type task struct{ pair, fold int }
+	var tasks []task
+	for f := f0; f < f1; f++ {
+		for p, ok := range cv.alive {
+			if ok {
+				tasks = append(tasks, task{p, f})
+			}
+		}
+	}
+	// Long tasks first (the max-type poolings) balance the workers better;
+	// the order does not change any result.
+	errs := make([]error, len(tasks))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	parallel(len(tasks), workers(s.Workers, len(tasks)), func(i int) {
+		if ctx.Err() != nil {
+			errs[i] = ctx.Err()
+			return
+		}
+		if errs[i] = cv.path(ctx, tasks[i].pair, tasks[i].fold); errs[i] != nil {
+			cancel()
+		}
+	})
+	cv.fits += len(tasks) * len(cv.lams)
+	return firstErr(ctx, errs)
+}
+
+// firstErr returns the first error that is not a cancellation caused by
+// another task's failure, else the first error.
+func firstErr(ctx context.Context, errs []error) error {
+	var first error
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		if first == nil {
+			first = err
+		}
+		if ctx.Err() == nil || !isCtxErr(err) {
+			return err
+		}
+	}
+	if first != nil && isCtxErr(first) {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("mil: FitCV: %w", err)
+		}
+	}
+	return first
+}
+
+func isCtxErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// path fits the lambdas of pair on fold, largest first, each warm-started
+// from the previous iterate, and records each test-fold AUC.
+func (cv *cvRun) path(ctx context.Context, pair, fold int) error {
+	s := cv.s
+	np := len(s.Poolings)
+	sc, pl := pair/np, pair%np
+	pr := cv.preps[fold*len(s.Scalings)+sc]
+	test := cv.tests[fold]
+	opt := s.Base.withDefaults()
+	opt.Callback = nil
+	opt.Scaling, opt.Pooling = s.Scalings[sc], s.Poolings[pl]
+	if s.CVRhoGrowth != 0 {
+		opt.RhoGrowth = s.CVRhoGrowth
+	}
+	var st *state
+	rho := opt.Rho
+	inst := make([]float64, test.NumInstances())
+	scores := make([]float64, test.NumBags())
+	for l, lam := range cv.lams {
+		opt.Lambda = lam
+		p := newProblem(pr, &opt)
+		if st == nil || s.Cold {
+			st = newState(p)
+			rho = opt.Rho
+		}
+		er, _, err := solve(ctx, p, st, &opt, rho)
+		if err != nil {
+			return fmt.Errorf("mil: FitCV: fold %d, %v: %w", fold, Setting{Lambda: lam, Pooling: opt.Pooling, Scaling: opt.Scaling}, err)
+		}
+		cv.iters[pair][fold][l] = er.Iterations
+		if s.WarmRho > 0 {
+			rho = max(opt.Rho, s.WarmRho*er.Rho)
+		}
+		// Score the test fold with the fit's coefficients in the units of
+		// its data (the test set through the same scaler).
+		m := newModel(p, st.x1, make([]float64, p.data.NumInstances()), pr.scaler, &opt)
+		if err := m.BagScoresTo(scores, inst, test); err != nil {
+			return fmt.Errorf("mil: FitCV: fold %d: %w", fold, err)
+		}
+		met, err := Evaluate(scores, test.Labels(), 0)
+		if err != nil {
+			return fmt.Errorf("mil: FitCV: fold %d: %w", fold, err)
+		}
+		cv.auc[pair][fold][l] = met.AUC
+	}
+	return nil
+}
+
+// meanStdAUC returns the mean and sample std of the non-NaN values.
+func meanStdAUC(x []float64) (mean, std float64, n int) {
+	for _, v := range x {
+		if v == v {
+			mean += v
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN(), 0, 0
+	}
+	mean /= float64(n)
+	if n > 1 {
+		for _, v := range x {
+			if v == v {
+				std += (v - mean) * (v - mean)
+			}
+		}
+		std = math.Sqrt(std / float64(n-1))
+	}
+	return mean, std, n
+}
+
+// foldAUCs returns the AUCs of (pair, lambda l) over the folds, in order.
+func (cv *cvRun) foldAUCs(pair, l int) []float64 {
+	var out []float64
+	for f := range cv.s.Folds {
+		if v := cv.auc[pair][f][l]; v == v {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// reject drops the pairs whose best lambda trails the best pair by more
+// than Reject over the first `folds` folds.
+func (cv *cvRun) reject(folds int) {
+	if folds >= cv.s.Folds {
+		return
+	}
+	best := math.Inf(-1)
+	pairBest := make([]float64, len(cv.alive))
+	for p := range cv.alive {
+		pairBest[p] = math.Inf(-1)
+		for l := range cv.lams {
+			m, _, _ := meanStdAUC(cv.foldAUCs(p, l))
+			pairBest[p] = max(pairBest[p], m)
+		}
+		best = max(best, pairBest[p])
+	}
+	// The smaller class of a test fold (the folds are stratified: each
+	// holds about 1/Folds of each class).
+	pos := cv.d.Positives()
+	m := float64(min(pos, cv.d.NumBags()-pos)) / float64(cv.s.Folds)
+	se := math.Sqrt(max(best*(1-best), 0) / max(m, 1) / float64(folds))
+	margin := max(cv.s.Reject, se)
+	for p := range cv.alive {
+		if pairBest[p] < best-margin {
+			cv.alive[p] = false
+		}
+	}
+}
+
+// selection summarizes the run and picks the best setting.
+func (cv *cvRun) selection() Selection {
+	s := cv.s
+	sel := Selection{Folds: s.Folds, Fits: cv.fits}
+	bestIdx := -1
+	for p := range cv.alive {
+		sc, pl := p/len(s.Poolings), p%len(s.Poolings)
+		for l, lam := range cv.lams {
+			iters := 0
+			for f := range s.Folds {
+				iters += cv.iters[p][f][l]
+			}
+			aucs := cv.foldAUCs(p, l)
+			m, sd, _ := meanStdAUC(aucs)
+			st := Setting{Lambda: lam, Pooling: s.Poolings[pl], Scaling: s.Scalings[sc], AUC: m, AUCStd: sd,
+				FoldAUC: aucs, Rejected: !cv.alive[p], Iterations: iters}
+			if st.Rejected {
+				sel.Rejected++
+			}
+			sel.Settings = append(sel.Settings, st)
+			if !st.Rejected && (bestIdx < 0 || m > sel.Settings[bestIdx].AUC) {
+				bestIdx = len(sel.Settings) - 1
+			}
+		}
+	}
+	if s.PreferBase {
+		best := sel.Settings[bestIdx]
+		se := best.AUCStd / math.Sqrt(float64(len(best.FoldAUC)))
+		for i, st := range sel.Settings {
+			if !st.Rejected && st.Lambda == s.Base.Lambda && st.Pooling == s.Base.Pooling &&
+				st.Scaling == s.Base.Scaling && best.AUC-st.AUC <= se {
+				bestIdx = i
+				break
+			}
+		}
+	}
+	sel.Best = sel.Settings[bestIdx]
+	sel.Options = s.Base
+	sel.Options.Lambda, sel.Options.Pooling, sel.Options.Scaling = sel.Best.Lambda, sel.Best.Pooling, sel.Best.Scaling
+	return sel
+}

@@ -1,0 +1,188 @@
+package mil
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// smallSearch is a quick grid for the tests.
+func smallSearch() Search {
+	s := DefaultSearch()
+	s.Lambdas = []float64{0.03, 0.003}
+	s.Poolings = []Pooling{MaxPooling(), MeanPooling()}
+	s.Folds = 3
+	return s
+}
+
+func TestFitCV(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 120, Features: 8, MinInstances: 2, MaxInstances: 6, Relevant: 2, Margin: 1, Seed: 51})
+	require.NoError(t, err)
+	s := smallSearch()
+	s.Reject = 0.02
+	m, sel, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	// Every setting is reported, in grid order, each with the folds it ran.
+	require.Len(t, sel.Settings, len(s.Scalings)*len(s.Poolings)*len(s.Lambdas))
+	i := 0
+	rejected := 0
+	for _, sc := range s.Scalings {
+		for _, p := range s.Poolings {
+			for _, l := range []float64{0.03, 0.003} {
+				st := sel.Settings[i]
+				assert.Equal(t, Setting{Lambda: l, Pooling: p, Scaling: sc}.String(), st.String())
+				want := s.Folds
+				if st.Rejected {
+					want = s.ScreenFolds
+					rejected++
+				}
+				assert.Len(t, st.FoldAUC, want, st.String())
+				mean := 0.0
+				for _, a := range st.FoldAUC {
+					mean += a
+				}
+				assert.InDelta(t, mean/float64(len(st.FoldAUC)), st.AUC, 1e-12)
+				assert.Positive(t, st.Iterations)
+				if !st.Rejected {
+					assert.GreaterOrEqual(t, sel.Best.AUC, st.AUC, "best is not the best")
+				}
+				i++
+			}
+		}
+	}
+	assert.Equal(t, rejected, sel.Rejected)
+	assert.False(t, sel.Best.Rejected)
+	assert.Equal(t, sel.Best.Lambda, sel.Options.Lambda)
+	assert.Equal(t, sel.Best.Pooling, sel.Options.Pooling)
+	assert.Equal(t, sel.Best.Scaling, sel.Options.Scaling)
+	assert.Contains(t, sel.String(), "* "+sel.Best.String())
+	// The model is the refit on all of d with the chosen options.
+	ref, err := Fit(context.Background(), d, sel.Options)
+	require.NoError(t, err)
+	b1, c1 := m.Coefficients()
+	b2, c2 := ref.Coefficients()
+	assert.Equal(t, b2, b1)
+	assert.Equal(t, c2, c1)
+	assert.Equal(t, sel.Best.Pooling, m.Pooling())
+}
+
+// TestFitCVWorkers checks that the selection and the model do not depend
+// on the number of workers, bit for bit.
+func TestFitCVWorkers(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 90, Features: 6, MinInstances: 1, MaxInstances: 5, Seed: 52})
+	require.NoError(t, err)
+	var first Selection
+	var firstBeta []float64
+	for _, w := range []int{1, 2, 5} {
+		s := smallSearch()
+		s.Workers = w
+		m, sel, err := FitCV(context.Background(), d, s)
+		require.NoError(t, err)
+		beta, _ := m.Coefficients()
+		sel.CVTime, sel.RefitTime = 0, 0
+		if w == 1 {
+			first, firstBeta = sel, beta
+			continue
+		}
+		assert.Equal(t, first, sel, "workers %d", w)
+		for j := range beta {
+			require.Equal(t, math.Float64bits(firstBeta[j]), math.Float64bits(beta[j]), "workers %d: beta[%d]", w, j)
+		}
+	}
+}
+
+func TestFitCVErrors(t *testing.T) {
+	ctx := context.Background()
+	d, _, err := Synthetic(SynthConfig{Bags: 30, Features: 4, MinInstances: 1, MaxInstances: 3, Seed: 53})
+	require.NoError(t, err)
+	_, _, err = FitCV(ctx, nil, DefaultSearch())
+	assert.ErrorIs(t, err, ErrBadInput)
+	for name, mod := range map[string]func(*Search){
+		"no lambdas":    func(s *Search) { s.Lambdas = nil },
+		"no poolings":   func(s *Search) { s.Poolings = []Pooling{} },
+		"no scalings":   func(s *Search) { s.Scalings = nil },
+		"one fold":      func(s *Search) { s.Folds = 1 },
+		"NaN lambda":    func(s *Search) { s.Lambdas = []float64{0.1, math.NaN()} },
+		"bad pooling":   func(s *Search) { s.Poolings = []Pooling{TopKPooling(0)} },
+		"bad scaling":   func(s *Search) { s.Scalings = []Scaling{7} },
+		"bad base":      func(s *Search) { s.Base.Rho = 0 },
+		"bad WarmRho":   func(s *Search) { s.WarmRho = 2 },
+		"bad Reject":    func(s *Search) { s.Reject = -1 },
+		"bad screening": func(s *Search) { s.ScreenFolds = -1 },
+	} {
+		s := DefaultSearch()
+		mod(&s)
+		m, _, err := FitCV(ctx, d, s)
+		assert.Nil(t, m, name)
+		assert.ErrorIs(t, err, ErrBadInput, name)
+	}
+	// Too few bags of a class for the folds: the counts are named.
+	small, err := NewDense([]float64{1, 2, 3, 4, 5, 6}, 1, []int{0, 1, 2, 3, 4, 5, 6}, []float64{1, 0, 0, 1, 0, 0})
+	require.NoError(t, err)
+	_, _, err = FitCV(ctx, small, DefaultSearch())
+	require.ErrorIs(t, err, ErrBadInput)
+	assert.Contains(t, err.Error(), "5 folds need at least 5 bags of each class; the data has 2 positive and 4 negative bags")
+	one, err := NewDense([]float64{1, 2}, 1, []int{0, 1, 2}, []float64{1, 1})
+	require.NoError(t, err)
+	_, _, err = FitCV(ctx, one, DefaultSearch())
+	assert.ErrorIs(t, err, ErrOneClass)
+}
+
+// TestFitCVCancel cancels FitCV part-way and measures how long it takes
+// to return: the fits check ctx every iteration, well under 10 ms apart
+// at this size (the bound asserted is loose for busy CI machines).
+func TestFitCVCancel(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 300, Features: 20, MinInstances: 2, MaxInstances: 8, Seed: 54})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m, _, err := FitCV(ctx, d, smallSearch())
+	assert.Nil(t, m)
+	assert.ErrorIs(t, err, context.Canceled)
+
+	ctx, cancel = context.WithCancel(context.Background())
+	at := make(chan time.Time, 1)
+	go func() {
+		time.Sleep(30 * time.Millisecond)
+		at <- time.Now()
+		cancel()
+	}()
+	m, _, err = FitCV(ctx, d, DefaultSearch())
+	lat := time.Since(<-at)
+	assert.Nil(t, m)
+	require.ErrorIs(t, err, context.Canceled)
+	t.Logf("cancel to return: %v", lat)
+	assert.Less(t, lat, 3*time.Second) // wall time: see TestFitCancelSetup
+}
+
+// TestFitCVPreferBase: on bags with a planted max rule, where Base's
+// setting is as good as any, PreferBase keeps it unless the best beats it
+// by more than a standard error, and the selection says so.
+func TestFitCVPreferBase(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 120, Features: 8, MinInstances: 2, MaxInstances: 6, Relevant: 2, Margin: 1, Seed: 55})
+	require.NoError(t, err)
+	s := smallSearch()
+	s.Lambdas = []float64{0.03, 0.01}
+	s.PreferBase = false
+	_, free, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	s.PreferBase = true
+	_, pref, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	var base Setting
+	for _, st := range free.Settings {
+		if st.Lambda == s.Base.Lambda && st.Pooling == s.Base.Pooling && st.Scaling == s.Base.Scaling {
+			base = st
+		}
+	}
+	se := free.Best.AUCStd / math.Sqrt(float64(len(free.Best.FoldAUC)))
+	if free.Best.AUC-base.AUC <= se && !base.Rejected {
+		assert.Equal(t, base.String(), pref.Best.String())
+	} else {
+		assert.Equal(t, free.Best.String(), pref.Best.String())
+	}
+}
