@@ -279,6 +279,17 @@ func TestFitScaleNoneExtremeMagnitudes(t *testing.T) {
 			}
 		}
 	}
+	// The fuzzer's input itself, features near 1e300 with the default
+	// options but ScaleNone: a fit with a finite step constant, not
+	// FISTA's neadmm.ErrBadInput.
+	opt = DefaultOptions()
+	opt.Scaling = ScaleNone
+	for _, dk := range []*Dataset{scaled(t, d, 997), convert(t, scaled(t, d, 997), Sparse)} {
+		m, err := Fit(context.Background(), dk, opt)
+		require.NoError(t, err)
+		l := m.Result().Lipschitz
+		assert.True(t, l > 0 && !math.IsInf(l, 0), "Lipschitz %v", l)
+	}
 	// With the default lambda the fit is the same problem as before on
 	// data within the band: nothing is rescaled there.
 	amax, err := maxAbs(context.Background(), d)
