@@ -40,6 +40,8 @@ type runFile struct {
 	// Machine is a pointer so that a JSON file without one is told apart.
 	Machine     *Machine      `json:"machine"`
 	Started     string        `json:"started"`
+	LoadStart   []float64     `json:"load_start"`
+	LoadEnd     []float64     `json:"load_end"`
 	Interrupted bool          `json:"interrupted"`
 	Sections    []*rawSection `json:"sections"`
 }
@@ -116,53 +118,95 @@ func compareFlags(fs *FlagSet) RunFunc {
 	}
 }
 
+// cmpCol is one value column of a comparison table: a file and, in a
+// table with a column per implementation, one of its implementations
+// ("" otherwise).
+type cmpCol struct {
+	file int
+	impl string
+}
+
 // cmpTable is one comparison table: rows keyed by the key columns, one
-// value per file.
+// value per file, or per file and implementation.
 type cmpTable struct {
 	title string
 	keys  []string // names of the key columns
 	note  string
-	rows  []*cmpRow
-	index map[string]*cmpRow
+	// perImpl tables have a column per file and implementation (those of
+	// cmpSection.impls but skip), a ratio per implementation that A and the
+	// later file share and a ratio of their best implementations.
+	perImpl bool
+	skip    string
+	rows    []*cmpRow
+	index   map[string]*cmpRow
 }
 
-// cmpRow is one measured quantity: its key, its unit and one value per
-// file (missing where that file lacks the row).
+// cmpRow is one measured quantity: its key, its unit and a value per
+// column (none where that file lacks the row).
 type cmpRow struct {
 	key  []string
 	unit string // "ns", "ms", "s", "×" or "" (a plain number)
-	vals []float64
-	has  []bool
+	vals map[cmpCol]float64
 }
 
 // cmpSection gathers the tables of one command over all files.
 type cmpSection struct {
-	files  int
+	files int
+	// impls holds each file's implementations in its own order (best
+	// first, generic last), for the perImpl tables' columns.
+	impls  [][]string
 	tables []*cmpTable
 	byName map[string]*cmpTable
 }
 
 func newCmpSection(files int) *cmpSection {
-	return &cmpSection{files: files, byName: map[string]*cmpTable{}}
+	return &cmpSection{files: files, impls: make([][]string, files), byName: map[string]*cmpTable{}}
 }
 
-// add records file i's value of one row of the named table, creating the
-// table and the row as needed. NaN values show as "–" (not measured).
-func (s *cmpSection) add(i int, table string, keyCols []string, key []string, unit string, v float64) {
-	t := s.byName[table]
+// table returns the named table, creating it with the key columns keyCols.
+func (s *cmpSection) table(name string, keyCols []string) *cmpTable {
+	t := s.byName[name]
 	if t == nil {
-		t = &cmpTable{title: table, keys: keyCols, index: map[string]*cmpRow{}}
-		s.byName[table] = t
+		t = &cmpTable{title: name, keys: keyCols, index: map[string]*cmpRow{}}
+		s.byName[name] = t
 		s.tables = append(s.tables, t)
 	}
+	return t
+}
+
+// implTable returns the named table with a column per file and
+// implementation, leaving out the implementation skip ("" for none).
+func (s *cmpSection) implTable(name string, keyCols []string, skip string) *cmpTable {
+	t := s.table(name, keyCols)
+	t.perImpl, t.skip = true, skip
+	return t
+}
+
+// addImpl records that file i timed the implementation impl, after those
+// recorded before.
+func (s *cmpSection) addImpl(i int, impl string) {
+	if !slices.Contains(s.impls[i], impl) {
+		s.impls[i] = append(s.impls[i], impl)
+	}
+}
+
+// add records file i's value of one row of the named table (a column per
+// file), creating the table and the row as needed. NaN values show as "–"
+// (not measured).
+func (s *cmpSection) add(i int, table string, keyCols []string, key []string, unit string, v float64) {
+	s.table(table, keyCols).set(cmpCol{file: i}, key, unit, v)
+}
+
+// set records the value of column c in the row key, creating the row.
+func (t *cmpTable) set(c cmpCol, key []string, unit string, v float64) {
 	k := strings.Join(key, "\x00") + "\x00" + unit
 	r := t.index[k]
 	if r == nil {
-		r = &cmpRow{key: key, unit: unit, vals: make([]float64, s.files), has: make([]bool, s.files)}
+		r = &cmpRow{key: key, unit: unit, vals: map[cmpCol]float64{}}
 		t.index[k] = r
 		t.rows = append(t.rows, r)
 	}
-	r.vals[i], r.has[i] = v, true
+	r.vals[c] = v
 }
 
 // fmtUnit formats a value of a unit for a table cell.
@@ -183,31 +227,96 @@ func fmtUnit(v float64, unit string) string {
 	}
 }
 
-// markdown turns the comparison into a Table with one column per file
-// (headed by its machine) and the ratio of each later file to the first.
-func (t *cmpTable) markdown(runs []*runFile) *Table {
-	cols := append([]string{}, t.keys...)
-	for _, r := range runs {
-		cols = append(cols, r.letter+": "+r.Machine.short())
+// ratioCol is a ratio column: b's value over a's.
+type ratioCol struct {
+	a, b cmpCol
+	best bool // a and b are files: each one's best implementation
+}
+
+// columns returns the table's value columns and ratio columns with their
+// heads.
+func (t *cmpTable) columns(runs []*runFile, impls [][]string) (vals []cmpCol, ratios []ratioCol, heads []string) {
+	heads = append(heads, t.keys...)
+	for i, r := range runs {
+		if !t.perImpl {
+			vals, heads = append(vals, cmpCol{file: i}), append(heads, r.letter+": "+r.Machine.short())
+			continue
+		}
+		n := len(vals)
+		for _, impl := range impls[i] {
+			if impl != t.skip {
+				vals, heads = append(vals, cmpCol{i, impl}), append(heads, r.letter+" "+impl)
+			}
+		}
+		if len(vals) == n { // no timings at all: say so in a column of its own
+			vals, heads = append(vals, cmpCol{file: i}), append(heads, r.letter+" (none)")
+		}
 	}
-	for _, r := range runs[1:] {
-		cols = append(cols, r.letter+"/A")
+	for j, r := range runs[1:] {
+		j++
+		for _, c := range vals {
+			if c.file == j && slices.Contains(vals, cmpCol{0, c.impl}) {
+				ratios = append(ratios, ratioCol{a: cmpCol{0, c.impl}, b: c})
+				heads = append(heads, strings.TrimSpace(c.impl+" "+r.letter+"/A"))
+			}
+		}
+		if t.perImpl {
+			ratios = append(ratios, ratioCol{a: cmpCol{file: 0}, b: cmpCol{file: j}, best: true})
+			heads = append(heads, "best "+r.letter+"/A")
+		}
 	}
-	out := &Table{Title: t.title, Columns: cols, Note: t.note}
+	return vals, ratios, heads
+}
+
+// best returns file i's best value in row r among the columns vals (the
+// least time, the greatest speedup) and its implementation; ok is false
+// for other units or when the file has no value.
+func (r *cmpRow) best(i int, vals []cmpCol) (v float64, impl string, ok bool) {
+	lower := r.unit == "ns" || r.unit == "ms" || r.unit == "s"
+	if !lower && r.unit != "×" {
+		return 0, "", false
+	}
+	for _, c := range vals {
+		x, has := r.vals[c]
+		if c.file != i || !has || math.IsNaN(x) {
+			continue
+		}
+		if !ok || (lower && x < v) || (!lower && x > v) {
+			v, impl, ok = x, c.impl, true
+		}
+	}
+	return v, impl, ok
+}
+
+// markdown turns the comparison into a Table: a column per file (headed by
+// its machine) or per file and implementation, then the ratios of each
+// later file to the first.
+func (t *cmpTable) markdown(runs []*runFile, impls [][]string) *Table {
+	vals, ratios, heads := t.columns(runs, impls)
+	out := &Table{Title: t.title, Columns: heads, Note: t.note}
 	for _, row := range t.rows {
 		cells := append([]string{}, row.key...)
-		for i := range runs {
-			if row.has[i] {
-				cells = append(cells, fmtUnit(row.vals[i], row.unit))
+		for _, c := range vals {
+			if v, ok := row.vals[c]; ok {
+				cells = append(cells, fmtUnit(v, row.unit))
 			} else {
 				cells = append(cells, "missing")
 			}
 		}
-		for i := 1; i < len(runs); i++ {
-			a, b := row.vals[0], row.vals[i]
-			if !row.has[0] || !row.has[i] || math.IsNaN(a) || math.IsNaN(b) || a == 0 {
+		for _, rc := range ratios {
+			a, okA := row.vals[rc.a]
+			b, okB := row.vals[rc.b]
+			var implA, implB string
+			if rc.best {
+				a, implA, okA = row.best(rc.a.file, vals)
+				b, implB, okB = row.best(rc.b.file, vals)
+			}
+			switch {
+			case !okA || !okB || math.IsNaN(a) || math.IsNaN(b) || a == 0:
 				cells = append(cells, "–")
-			} else {
+			case rc.best:
+				cells = append(cells, FmtSig(b/a, 3)+" ("+implB+"/"+implA+")")
+			default:
 				cells = append(cells, FmtSig(b/a, 3))
 			}
 		}
@@ -235,7 +344,7 @@ func (m *Machine) short() string {
 // schemaVersion.
 var cmpExtractors = []struct {
 	command string
-	extract func(s *cmpSection, i int, raw json.RawMessage, m *Machine) error
+	extract func(s *cmpSection, i int, raw json.RawMessage) error
 }{
 	{"kernels", cmpKernels},
 	{"onebit", cmpOnebit},
@@ -246,9 +355,8 @@ var cmpExtractors = []struct {
 
 func runCompare(env *Env, runs []*runFile) error {
 	env.Table(runsTable(runs))
-	env.Note("Each table has one column per file, headed by its machine, then each file's ratio to A's (for times, above 1 means slower " +
-		"than A). \"missing\": the file has no such row; \"–\": not measured or not comparable. Kernel rows \"default\" time the " +
-		"kernels vec.Impl() picks on that machine (named in the column head), \"generic\" the pure-Go fallback.")
+	env.Note("Each table has one column per file, headed by its machine, then each later file's ratio to A (for times, above 1 " +
+		"means slower than A). \"missing\": the file has no such row; \"–\": not measured or not comparable.")
 	if schemas := schemaNote(runs); schemas != "" {
 		env.Note("%s", schemas)
 	}
@@ -257,19 +365,23 @@ func runCompare(env *Env, runs []*runFile) error {
 		known[ex.command] = true
 		sec := newCmpSection(len(runs))
 		var in, args []string
+		var first *rawSection // the first file's that has one: A may lack it
 		sameArgs := true
 		for i, r := range runs {
 			s := r.section(ex.command)
 			if s == nil {
 				continue
 			}
+			if first == nil {
+				first = s
+			}
 			in = append(in, r.letter)
 			args = append(args, r.letter+": "+strings.Join(s.Args, " "))
-			sameArgs = sameArgs && slices.Equal(s.Args, runs[0].section(ex.command).Args)
+			sameArgs = sameArgs && slices.Equal(s.Args, first.Args)
 			if len(s.Results) == 0 || string(s.Results) == "null" {
 				continue
 			}
-			if err := ex.extract(sec, i, s.Results, r.Machine); err != nil {
+			if err := ex.extract(sec, i, s.Results); err != nil {
 				return fmt.Errorf("%s: %s results: %w", r.path, ex.command, err)
 			}
 		}
@@ -284,12 +396,15 @@ func runCompare(env *Env, runs []*runFile) error {
 			env.Note("The %s sections ran with different arguments (%s): rows of other sizes are missing from the other files.",
 				ex.command, strings.Join(args, "; "))
 		}
+		if ex.command == "kernels" {
+			env.Note("%s", kernelsCompareNote(runs))
+		}
 		for _, t := range sec.tables {
 			t.title = ex.command + ": " + t.title
-			env.Table(t.markdown(runs))
+			env.Table(t.markdown(runs, sec.impls))
 		}
 		if ex.command == "kernels" {
-			kernelFigures(env, runs)
+			kernelFigures(env, runs, sec.impls)
 		}
 	}
 	for _, r := range runs {
@@ -314,17 +429,38 @@ func (r *runFile) section(command string) *rawSection {
 // schemaNote says how files of different schemas are compared, or returns
 // "" when they agree.
 func schemaNote(runs []*runFile) string {
-	var parts []string
+	var parts, old []string
 	same := true
 	for _, r := range runs {
 		parts = append(parts, fmt.Sprintf("%s schema %d", r.letter, r.Schema))
 		same = same && r.Schema == runs[0].Schema
+		if r.Schema == 1 && r.section("kernels") != nil {
+			old = append(old, r.letter)
+		}
 	}
-	if same {
-		return ""
+	note := ""
+	if !same {
+		note = "The files come from different versions of bench (" + strings.Join(parts, ", ") +
+			"): rows are compared where their keys still match; rows that a version lacks are marked missing."
 	}
-	return "The files come from different versions of bench (" + strings.Join(parts, ", ") +
-		"): rows are compared where their keys still match; rows that a version lacks are marked missing."
+	if len(old) > 0 {
+		note = strings.TrimSpace(note + " Schema 1 (" + strings.Join(old, ", ") + ") may hold only two kernel timings per " +
+			"point, vec.Impl()'s and generic's, so those files show only those implementations; an implementation of the " +
+			"same name may have been rewritten since, so read its ratio as old kernels against new.")
+	}
+	return note
+}
+
+// kernelsCompareNote explains the kernels tables' columns and names each
+// file's default implementation.
+func kernelsCompareNote(runs []*runFile) string {
+	var defs []string
+	for _, r := range runs {
+		defs = append(defs, r.letter+" "+r.Machine.VecImpl)
+	}
+	return "Kernels: a column per file and implementation (vec.Impl(), what the package functions run: " + strings.Join(defs, ", ") +
+		"; generic is the pure-Go fallback), median time per call. \"avx2 B/A\" sets the same implementation on two machines " +
+		"side by side; \"best B/A\" each file's fastest implementation at that size (named, B's first), for speedups the largest."
 }
 
 // runsTable describes each file's run and machine, one column per file.
@@ -343,14 +479,26 @@ func runsTable(runs []*runFile) *Table {
 	row("file", func(r *runFile) string { return r.path })
 	row("note", func(r *runFile) string { return r.Note })
 	row("CPU", func(r *runFile) string { return r.Machine.CPU })
-	row("features", func(r *runFile) string { return r.Machine.featureList() })
+	row(featuresLabel, func(r *runFile) string { return r.Machine.featureList() })
 	row("GOOS/GOARCH", func(r *runFile) string { return r.Machine.GOOS + "/" + r.Machine.GOARCH })
 	row("Go", func(r *runFile) string { return r.Machine.GoVersion })
 	row("CPUs (GOMAXPROCS)", func(r *runFile) string {
 		return itoa(r.Machine.NumCPU) + " (" + itoa(r.Machine.GOMAXPROCS) + ")"
 	})
-	row("vec kernels", func(r *runFile) string { return r.Machine.VecImpl })
+	row("vec kernels (vec.Impl)", func(r *runFile) string { return r.Machine.VecImpl })
+	row("vec implementations", func(r *runFile) string {
+		if len(r.Machine.VecImpls) == 0 {
+			return "not recorded (schema 1)"
+		}
+		return strings.Join(r.Machine.VecImpls, " ")
+	})
 	row("started", func(r *runFile) string { return r.Started })
+	row(loadLabel+", start → end", func(r *runFile) string {
+		if r.LoadStart == nil {
+			return "not recorded"
+		}
+		return fmtLoad(r.LoadStart) + " → " + fmtLoad(r.LoadEnd)
+	})
 	row("arguments", func(r *runFile) string {
 		if len(r.Args) == 0 {
 			return "(quick tour)"
@@ -365,40 +513,78 @@ func runsTable(runs []*runFile) *Table {
 	return t
 }
 
-// cmpKernels compares each kernel's median time per call in two rows per
-// size: "default", the implementation ordinary code runs on that machine
-// (vec.Impl() at start-up, named in the column head: avx2 on one, neon on
-// another, generic where CPU features are off), and "generic", the pure-Go
-// fallback everywhere.
-func cmpKernels(s *cmpSection, i int, raw json.RawMessage, m *Machine) error {
-	var res KernelsResult
+// kernelsAnySchema reads the kernels results of every schema: a schema-1
+// point may hold "accel" and "generic" instead of "timings".
+type kernelsAnySchema struct {
+	KernelsResult
+	Points []kernelPointAnySchema `json:"points"`
+}
+
+// kernelPointAnySchema is a KernelPoint with schema 1's fields.
+type kernelPointAnySchema struct {
+	KernelPoint
+	Accel   *Timing `json:"accel"`
+	Generic *Timing `json:"generic"`
+}
+
+// timings returns the point's timings: Timings, or in a schema-1 file
+// without them its accel and generic timings.
+func (p *kernelPointAnySchema) timings() []*Timing {
+	if len(p.Timings) > 0 {
+		return p.Timings
+	}
+	var ts []*Timing
+	for _, t := range []*Timing{p.Accel, p.Generic} {
+		if t != nil && !slices.ContainsFunc(ts, func(u *Timing) bool { return u.Impl == t.Impl }) {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// cmpKernels compares each kernel's median time per call with a column
+// per file and implementation, the speedups over generic, and GradSweep
+// against the two products it replaces.
+func cmpKernels(s *cmpSection, i int, raw json.RawMessage) error {
+	var res kernelsAnySchema
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return err
 	}
-	keys := []string{"n", "kernels"}
+	for _, impl := range res.Impls {
+		s.addImpl(i, impl)
+	}
 	for _, pt := range res.Points {
-		title := pt.Kernel + ", time per call"
-		def := pt.Accel
-		if m.VecImpl == "generic" {
-			def = pt.Generic
-		}
-		if def != nil {
-			s.add(i, title, keys, []string{FmtSize(pt.N), "default"}, "ns", def.Ns.Median)
-		}
-		if pt.Generic != nil {
-			s.add(i, title, keys, []string{FmtSize(pt.N), "generic"}, "ns", pt.Generic.Ns.Median)
+		t := s.implTable(pt.Kernel+", time per call", []string{"n"}, "")
+		for _, tm := range pt.timings() {
+			s.addImpl(i, tm.Impl)
+			t.set(cmpCol{i, tm.Impl}, []string{FmtSize(pt.N)}, "ns", tm.Ns.Median)
 		}
 	}
 	for _, pt := range res.Points {
-		if pt.Speedup > 0 {
-			s.add(i, "speedup of the accelerated kernels over generic (generic time / accelerated time, one run)", []string{"kernel", "n"},
-				[]string{pt.Kernel, FmtSize(pt.N)}, "×", pt.Speedup)
+		tms := pt.timings()
+		g := slices.IndexFunc(tms, func(t *Timing) bool { return t.Impl == "generic" })
+		if g < 0 {
+			continue
 		}
+		t := s.implTable("speedup over generic (generic's time / the implementation's, one run)", []string{"kernel", "n"}, "generic")
+		for _, tm := range tms {
+			if tm.Impl != "generic" {
+				t.set(cmpCol{i, tm.Impl}, []string{pt.Kernel, FmtSize(pt.N)}, "×", tms[g].Ns.Median/tm.Ns.Median)
+			}
+		}
+	}
+	for _, p := range res.Sweeps {
+		t := s.implTable("GradSweep (one pass) vs MulVec, φ, MulTransVec (two products), time per gradient", []string{"rows x cols", "quantity"}, "")
+		s.addImpl(i, p.Impl)
+		k := func(q string) []string { return []string{p.Shape.String(), q} }
+		t.set(cmpCol{i, p.Impl}, k("two products"), "ns", p.Two.Ns.Median)
+		t.set(cmpCol{i, p.Impl}, k("GradSweep"), "ns", p.Sweep.Ns.Median)
+		t.set(cmpCol{i, p.Impl}, k("speedup"), "×", p.Speedup)
 	}
 	return nil
 }
 
-func cmpOnebit(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
+func cmpOnebit(s *cmpSection, i int, raw json.RawMessage) error {
 	var res OnebitResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return err
@@ -441,7 +627,7 @@ func cmpOnebit(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
 	return nil
 }
 
-func cmpMIL(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
+func cmpMIL(s *cmpSection, i int, raw json.RawMessage) error {
 	var res MILResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return err
@@ -465,7 +651,7 @@ func cmpMIL(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
 	return nil
 }
 
-func cmpScaling(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
+func cmpScaling(s *cmpSection, i int, raw json.RawMessage) error {
 	var res ScalingResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return err
@@ -484,7 +670,7 @@ func cmpScaling(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
 	return nil
 }
 
-func cmpLatency(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
+func cmpLatency(s *cmpSection, i int, raw json.RawMessage) error {
 	var res LatencyResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return err
@@ -510,63 +696,82 @@ func cmpLatency(s *cmpSection, i int, raw json.RawMessage, _ *Machine) error {
 	return nil
 }
 
-// kernelFigures records the comparison figures: each kernel's GB/s against
-// n, one line per file and implementation, and each file's speedup over
-// generic.
-func kernelFigures(env *Env, runs []*runFile) {
-	type fileRes struct {
-		r   *runFile
-		res KernelsResult
+// implMarkers gives each implementation the same marker in every
+// comparison figure (colour tells the files apart).
+var implMarkers = map[string]svgplot.Marker{"avx512": svgplot.Circle, "avx2": svgplot.Square, "neon": svgplot.Triangle, "generic": svgplot.Cross}
+
+func implMarker(impl string) svgplot.Marker {
+	if m, ok := implMarkers[impl]; ok {
+		return m
 	}
-	var rs []fileRes
+	return svgplot.Diamond
+}
+
+// kernelFigures records the comparison figures: each kernel's GB/s against
+// n, one line per file (colour) and implementation (marker; generic
+// dashed), and each file's speedup of every implementation over generic.
+func kernelFigures(env *Env, runs []*runFile, impls [][]string) {
+	rs := make([]*kernelsAnySchema, len(runs))
 	var kernels []string
-	for _, r := range runs {
-		var res KernelsResult
-		if s := r.section("kernels"); s == nil || json.Unmarshal(s.Results, &res) != nil {
-			continue // checked before: cannot happen
+	for i, r := range runs {
+		s := r.section("kernels")
+		if s == nil || json.Unmarshal(s.Results, &rs[i]) != nil || rs[i] == nil {
+			rs[i] = &kernelsAnySchema{} // checked before: cannot happen
 		}
-		rs = append(rs, fileRes{r, res})
-		for _, pt := range res.Points {
+		for _, pt := range rs[i].Points {
 			if !slices.Contains(kernels, pt.Kernel) {
 				kernels = append(kernels, pt.Kernel)
 			}
 		}
 	}
-	gbps := &svgplot.Figure{Title: "vec kernels per machine: throughput (bytes touched / time); generic dashed", Columns: min(3, len(kernels))}
-	speed := &svgplot.Figure{Title: "speedup of the accelerated kernels over generic, per machine", Columns: min(3, len(kernels))}
+	cols := min(3, len(kernels))
+	gbps := &svgplot.Figure{Title: "vec kernels per machine and implementation: throughput (bytes touched / time); generic dashed", Columns: cols}
+	speed := &svgplot.Figure{Title: "speedup over generic per machine and implementation (generic's time / its time, one run)", Columns: cols}
 	for _, k := range kernels {
-		gp := svgplot.Plot{Title: k, X: svgplot.Axis{Label: "n", Scale: svgplot.Log10}, Y: svgplot.Axis{Label: "GB/s", IncludeZero: true}}
-		sp := svgplot.Plot{Title: k, X: svgplot.Axis{Label: "n", Scale: svgplot.Log10}, Y: svgplot.Axis{Label: "speedup (×)", IncludeZero: true}}
-		for fi, f := range rs {
+		x := svgplot.Axis{Label: "n", Scale: svgplot.Log10}
+		gp := svgplot.Plot{Title: k, X: x, Y: svgplot.Axis{Label: "GB/s", IncludeZero: true}}
+		sp := svgplot.Plot{Title: k, X: x, Y: svgplot.Axis{Label: "speedup (×)", IncludeZero: true}}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for fi, r := range runs {
 			color := svgplot.Palette[fi%len(svgplot.Palette)]
-			acc := svgplot.Series{Name: f.r.letter + " " + f.r.Machine.VecImpl, Color: color}
-			gen := svgplot.Series{Name: f.r.letter + " generic", Color: color, Dashed: true}
-			spd := svgplot.Series{Name: f.r.letter + ": " + f.r.Machine.short(), Color: color}
-			for _, pt := range f.res.Points {
-				if pt.Kernel != k {
-					continue
+			for _, impl := range impls[fi] {
+				g := svgplot.Series{Name: r.letter + " " + impl, Color: color, Marker: implMarker(impl), Dashed: impl == "generic"}
+				sd := svgplot.Series{Name: r.letter + " " + impl, Color: color, Marker: implMarker(impl)}
+				for _, pt := range rs[fi].Points {
+					if pt.Kernel != k {
+						continue
+					}
+					var tm, gen *Timing
+					for _, t := range pt.timings() {
+						switch t.Impl {
+						case impl:
+							tm = t
+						case "generic":
+							gen = t
+						}
+					}
+					if tm == nil {
+						continue
+					}
+					n := float64(pt.N)
+					g.X, g.Y = append(g.X, n), append(g.Y, tm.GBps)
+					if gen != nil && impl != "generic" {
+						sd.X, sd.Y = append(sd.X, n), append(sd.Y, gen.Ns.Median/tm.Ns.Median)
+						lo, hi = math.Min(lo, n), math.Max(hi, n)
+					}
 				}
-				if pt.Accel != nil {
-					acc.X, acc.Y = append(acc.X, float64(pt.N)), append(acc.Y, pt.Accel.GBps)
+				if len(g.X) > 0 {
+					gp.Series = append(gp.Series, g)
 				}
-				if pt.Generic != nil {
-					gen.X, gen.Y = append(gen.X, float64(pt.N)), append(gen.Y, pt.Generic.GBps)
+				if len(sd.X) > 0 {
+					sp.Series = append(sp.Series, sd)
 				}
-				if pt.Speedup > 0 {
-					spd.X, spd.Y = append(spd.X, float64(pt.N)), append(spd.Y, pt.Speedup)
-				}
-			}
-			for _, s := range []svgplot.Series{acc, gen} {
-				if len(s.X) > 0 {
-					gp.Series = append(gp.Series, s)
-				}
-			}
-			if len(spd.X) > 0 {
-				sp.Series = append(sp.Series, spd)
 			}
 		}
 		gbps.Panels = append(gbps.Panels, gp)
 		if len(sp.Series) > 0 {
+			sp.Series = append(sp.Series, svgplot.Series{Name: speedupRefName, X: []float64{lo, hi}, Y: []float64{1, 1},
+				Color: "#999999", Dashed: true, Marker: svgplot.MarkerNone})
 			speed.Panels = append(speed.Panels, sp)
 		}
 	}

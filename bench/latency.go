@@ -312,7 +312,7 @@ func latencyCases(ctx context.Context, env *Env, cfg latencyConfig, res *Latency
 			cases = append(cases, c)
 		case "solve", "recover":
 			for _, p := range cfg.problems {
-				probs, err := onebitProblems(p[0], p[1], env.Seed)
+				probs, err := onebitProblems(ctx, p[0], p[1], env.Seed)
 				if err != nil {
 					return nil, err
 				}
@@ -432,9 +432,14 @@ func witnessCaller(m *mil.Model, bags []*mil.Dataset) func() caller {
 // onebitProblems returns four instances of size N x M with K = min(10,
 // N/4) non-zeros, which the callers cycle through. Building a
 // Problem runs its power iteration, so none is left for the timed calls.
-func onebitProblems(n, m int, seed uint64) ([]*onebit.Problem, error) {
+// ctx is checked before each build (one takes a second at 1000 x 500
+// under qemu).
+func onebitProblems(ctx context.Context, n, m int, seed uint64) ([]*onebit.Problem, error) {
 	probs := make([]*onebit.Problem, 4)
 	for i := range probs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		in, err := onebit.Generate(onebit.GenOptions{N: n, M: m, K: min(10, n/4), Seed: instanceSeed(seed, 7, n, m, i)})
 		if err != nil {
 			return nil, err

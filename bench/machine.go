@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/cpu"
@@ -64,6 +65,40 @@ func describeMachine() Machine {
 		m.VecImpls = append(m.VecImpls, k.Name())
 	}
 	return m
+}
+
+// loadAvg returns the 1-, 5- and 15-minute load averages from
+// /proc/loadavg, or nil where it cannot be read (not Linux).
+func loadAvg() []float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return nil
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return nil
+	}
+	var l []float64
+	for _, s := range f[:3] {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil
+		}
+		l = append(l, v)
+	}
+	return l
+}
+
+// fmtLoad formats load averages as "1.25 0.80 0.40", or "–" when absent.
+func fmtLoad(l []float64) string {
+	if len(l) == 0 {
+		return "–"
+	}
+	var s []string
+	for _, v := range l {
+		s = append(s, strconv.FormatFloat(v, 'f', 2, 64))
+	}
+	return strings.Join(s, " ")
 }
 
 // cpuModel extracts a CPU name from /proc/cpuinfo text: "model name" (x86
@@ -127,3 +162,6 @@ func (m *Machine) table() *Table {
 	t.Add("vec implementations available", strings.Join(m.VecImpls, " "))
 	return t
 }
+
+// loadLabel names the load averages in the machine and runs tables.
+const loadLabel = "load average (1, 5, 15 min)"

@@ -3,7 +3,7 @@
 //	go run ./bench                 quick tour: machine, kernel table, one solve per application, service latency
 //	go run ./bench -data DIR       the tour with the real data sets read from DIR
 //	go run ./bench <command> -h    flags of a command
-//	go run ./bench kernels         kernel timings, accelerated vs generic
+//	go run ./bench kernels         kernel timings, every vec implementation side by side
 //	go run ./bench compare A.json B.json   two runs (e.g. x86 and ARM) side by side
 //
 // Results are Markdown tables on stdout; -json FILE writes every number and
@@ -49,9 +49,11 @@ const (
 )
 
 // tourSeconds is the measured wall time of the quick tour on the 2-core
-// development machine (with vaccine.svm and fox.csv found: 6.5 s with a
-// load average of 7 from other jobs, 16 s at 13), as the README quotes it.
-const tourSeconds = "about 7 s on a 2-core machine, more when it is busy"
+// development machine, as the README quotes it: with vaccine.svm and fox.csv
+// found, 8.3-8.8 s for the built binary in three runs at a load average of
+// 3 from other jobs (kernels 5 s of it: three implementations), about a
+// second more with go run's build.
+const tourSeconds = "about 9 s on a 2-core machine, more when it is busy"
 
 // common holds the flags every command accepts, before or after its name,
 // and -data, which before the name is handed to the commands defining it.
@@ -278,13 +280,14 @@ func (inv *invocation) commandJob() (job, error) {
 // newReport starts the report of this run.
 func (inv *invocation) newReport() *Report {
 	rep := &Report{
-		Schema:  schemaVersion,
-		Args:    append([]string{}, inv.args...),
-		Seed:    inv.seed,
-		Note:    inv.note,
-		Started: time.Now().UTC().Format(time.RFC3339),
-		Machine: describeMachine(),
-		start:   time.Now(),
+		Schema:    schemaVersion,
+		Args:      append([]string{}, inv.args...),
+		Seed:      inv.seed,
+		Note:      inv.note,
+		Started:   time.Now().UTC().Format(time.RFC3339),
+		Machine:   describeMachine(),
+		LoadStart: loadAvg(),
+		start:     time.Now(),
 	}
 	return rep
 }
@@ -300,6 +303,9 @@ func (inv *invocation) printHeader(rep *Report, jobs []job) {
 	for _, j := range jobs {
 		if !j.cmd.Offline {
 			t := rep.Machine.table()
+			if rep.LoadStart != nil {
+				t.Add(loadLabel, fmtLoad(rep.LoadStart))
+			}
 			if rep.Note != "" {
 				t.Add("note", rep.Note)
 			}
@@ -354,6 +360,7 @@ func (inv *invocation) finish(ctx context.Context, rep *Report, status int) int 
 		}
 	}
 	rep.ElapsedS = time.Since(rep.start).Seconds()
+	rep.LoadEnd = loadAvg()
 	if inv.json != "" {
 		if err := writeJSON(rep, inv.json); err != nil {
 			fmt.Fprintf(inv.stderr, "bench: -json: %v\n", err)

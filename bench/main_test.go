@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -512,4 +513,16 @@ func TestNoTestingInBinary(t *testing.T) {
 	if slices.Contains(deps, "testing") {
 		t.Error("the bench command links package testing")
 	}
+}
+
+// TestTourTimeInREADME checks that bench -h and the README quote the same
+// measured tour time.
+func TestTourTimeInREADME(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	about := regexp.MustCompile(`^about [0-9.]+ s`).FindString(tourSeconds)
+	require.NotEmpty(t, about, "tourSeconds %q does not start with \"about N s\"", tourSeconds)
+	assert.Regexp(t, "(?m)^go run ./bench +# .*\\("+regexp.QuoteMeta(about)+"\\)$", string(b),
+		"the README's first command quotes another tour time than bench -h (%q)", about)
+	assert.Contains(t, string(b), "# every section, short: "+about)
 }

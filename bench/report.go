@@ -17,9 +17,16 @@ import (
 )
 
 // schemaVersion is the Report.Schema this bench writes. Bump it when a
-// field changes meaning (compare then refuses to set the changed rows side
-// by side with older files); adding a field or a section needs no bump.
-const schemaVersion = 1
+// field changes meaning or goes away, so that an older bench refuses the
+// file with a clear message instead of showing its rows as missing; adding
+// a field or a section needs no bump. bench compare reads every schema
+// from 1 up:
+//
+//  1. the first bench: a kernels point holds the timings of vec.Impl()
+//     and of generic as "accel" and "generic" (and, once vec had more
+//     implementations, all of them as "timings" too).
+//  2. a kernels point holds "timings" only, one per implementation.
+const schemaVersion = 2
 
 // Report is everything one run of bench produced; -json writes it.
 type Report struct {
@@ -32,7 +39,12 @@ type Report struct {
 	Note    string `json:"note,omitempty"`
 	Started string `json:"started"` // RFC 3339, UTC
 	// ElapsedS is the wall time of the whole run in seconds.
-	ElapsedS    float64    `json:"elapsed_s"`
+	ElapsedS float64 `json:"elapsed_s"`
+	// LoadStart and LoadEnd are the 1-, 5- and 15-minute load averages
+	// when the run started and ended (Linux; absent elsewhere): on shared
+	// cores they say how much the timings were disturbed.
+	LoadStart   []float64  `json:"load_start,omitempty"`
+	LoadEnd     []float64  `json:"load_end,omitempty"`
 	Interrupted bool       `json:"interrupted"`
 	Machine     Machine    `json:"machine"`
 	Sections    []*Section `json:"sections"`

@@ -1,6 +1,7 @@
 package onebit
 
 import (
+	"math"
 	"slices"
 	"testing"
 )
@@ -28,7 +29,12 @@ func TestHardThreshold(t *testing.T) {
 }
 
 func TestSign(t *testing.T) {
-	if sign(0) != 1 || sign(-0.0) != 1 || sign(2) != 1 || sign(-1e-300) != -1 {
+	// A Go literal -0.0 is +0: the negative zero needs Copysign.
+	negZero := math.Copysign(0, -1)
+	if !math.Signbit(negZero) {
+		t.Fatal("negZero is not a negative zero")
+	}
+	if sign(0) != 1 || sign(negZero) != 1 || sign(2) != 1 || sign(-1e-300) != -1 {
 		t.Error("sign: want +1 for v >= 0 (also -0) and -1 below")
 	}
 	if v := sign(nan()); v == v {
@@ -39,4 +45,4 @@ func TestSign(t *testing.T) {
 	}
 }
 
-func nan() float64 { z := 0.0; return z / z }
+func nan() float64 { return math.NaN() }
