@@ -186,8 +186,9 @@ type Options struct {
 
 	// MaxBytes caps what Fit may allocate (its estimate of the Gram
 	// matrix and the working vectors, checked before any other work; and
-	// of a standardized copy of the features, checked before it is made,
-	// when ScaleAuto cannot fold the standardization into the products):
+	// of a copy of the features, checked before it is made, when ScaleAuto
+	// cannot fold the standardization into the products or a dense subset
+	// is put into one block):
 	// a larger estimate fails with an error wrapping ErrBadInput and
 	// ErrTooLarge. 0 means DefaultMaxBytes; it must be >= 0.
 	MaxBytes int64
@@ -394,7 +395,9 @@ type Model struct {
 // holds one class; and ctx's error if ctx is already done. Fit does not
 // copy d's features (the scaling is folded into the products; see
 // Scaling), except to standardize columns whose mean dwarfs their
-// spread, or of extreme magnitude, where folding would lose accuracy.
+// spread, or of extreme magnitude, where folding would lose accuracy,
+// and to put a dense subset of several runs (a cross-validation fold)
+// into one block for the kernels, as Materialize does.
 // The setup (column statistics, Gram matrix, power iteration) and every
 // iteration check ctx, so a cancellation returns within milliseconds with
 // ctx's error wrapped. During the solve it returns the engine's error (a
@@ -459,7 +462,7 @@ func checkFit(ctx context.Context, d *Dataset, opt Options) (Options, error) {
 func checkBytes(d *Dataset, opt *Options, need float64) error {
 	if need > float64(opt.MaxBytes) {
 		return fmt.Errorf("%w: %w: Fit: %d bags, %d instances, %d features need about %.3g bytes (Gram matrix, work vectors%s); Options.MaxBytes = %d (raise it to allow this)",
-			ErrBadInput, ErrTooLarge, d.NumBags(), d.NumInstances(), d.NumFeatures(), need, map[bool]string{true: ", a standardized copy"}[need > fitBytes(d, opt)], opt.MaxBytes)
+			ErrBadInput, ErrTooLarge, d.NumBags(), d.NumInstances(), d.NumFeatures(), need, map[bool]string{true: ", a copy of the features"}[need > fitBytes(d, opt)], opt.MaxBytes)
 	}
 	return nil
 }
@@ -468,8 +471,8 @@ func checkBytes(d *Dataset, opt *Options, need float64) error {
 // overflow for any dataset size), scaling folded into the products (no
 // copy of the features): the Gram matrix when the beta-update may use it,
 // the column statistics, the view's and FISTA's vectors over the features,
-// and the vectors over the instances and bags. A fit that standardizes a
-// copy instead (see xview) adds copyBytes, checked once it knows.
+// and the vectors over the instances and bags. A fit that copies the
+// features (see prepare) adds copyBytes, checked once it knows.
 func fitBytes(d *Dataset, opt *Options) float64 {
 	ni, nb, nf := float64(d.NumInstances()), float64(d.NumBags()), float64(d.NumFeatures())
 	gram := 0.0
@@ -479,7 +482,8 @@ func fitBytes(d *Dataset, opt *Options) float64 {
 	return gram + 8*(32*(nf+1)+12*ni+10*nb)
 }
 
-// copyBytes estimates the standardized copy of d's features.
+// copyBytes estimates a copy of d's features (standardized, or in one
+// block).
 func copyBytes(d *Dataset) float64 {
 	if d.IsSparse() {
 		return float64(d.NNZ())*12 + float64(d.NumInstances()+1)*8

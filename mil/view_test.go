@@ -338,7 +338,7 @@ func TestFitCopyPathAndItsBytes(t *testing.T) {
 	folded := fitBytes(off, &withDef)
 	opt.MaxBytes = int64(folded + copyBytes(off)/2)
 	_, err = Fit(context.Background(), off, opt)
-	requireBadInput(t, err, true, "a standardized copy")
+	requireBadInput(t, err, true, "a copy of the features")
 	opt.MaxBytes = 0
 	m, err := Fit(context.Background(), off, opt)
 	require.NoError(t, err)
