@@ -127,7 +127,7 @@ func randomMaxCase(r *rand.Rand, n int) ([]float64, float64) {
 
 func TestMaxProxGlobal(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	for trial := range 3000 {
+	for trial := range shortTrials(3000) {
 		n := 1 + r.IntN(12)
 		if trial%10 == 0 {
 			n = 13 + r.IntN(200)
@@ -313,4 +313,14 @@ func BenchmarkMaxProx(b *testing.B) {
 			})
 		}
 	}
+}
+
+// shortTrials returns n, or a fifth of it under -short (the qemu and race
+// stages of CI): the first trials are the same either way, and the full
+// count runs in the plain and purego stages.
+func shortTrials(n int) int {
+	if testing.Short() {
+		return n / 5
+	}
+	return n
 }

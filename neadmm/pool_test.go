@@ -158,7 +158,7 @@ func levelG(p float64, phi []float64, b float64, k int) float64 {
 
 func TestTopKProxBrute(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
-	for trial := range 400 {
+	for trial := range shortTrials(400) {
 		n := 1 + r.IntN(5)
 		if trial%20 == 0 {
 			n = 6
@@ -178,7 +178,7 @@ func TestTopKProxBrute(t *testing.T) {
 
 func TestTopKProxGlobal(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
-	for trial := range 300 {
+	for trial := range shortTrials(300) {
 		n := 2 + r.IntN(40)
 		if trial%10 == 0 {
 			n = 41 + r.IntN(160)
