@@ -177,13 +177,6 @@ func checkFit(t *testing.T, d *mil.Dataset, opt mil.Options) {
 		switch {
 		case errors.Is(err, mil.ErrBadInput), errors.Is(err, mil.ErrOneClass),
 			errors.Is(err, context.DeadlineExceeded), errors.Is(err, neadmm.ErrNotFinite):
-		case errors.Is(err, neadmm.ErrBadInput):
-			// Known defect, kept visible here rather than failing every
-			// run: with ScaleNone and features whose squares overflow
-			// (|x| near 1e300), Fit's power iteration gives a NaN
-			// Lipschitz constant and passes it to FISTA, which refuses it
-			// as a bad option ("FISTAOptions.L = NaN"); the mil package
-			// doc promises mil.ErrBadInput for data that overflows.
 		default:
 			t.Errorf("Fit: error %q (%T) of no documented kind", err, err)
 		}

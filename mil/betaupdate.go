@@ -33,10 +33,16 @@ type lassoProblem interface {
 }
 
 // lassoProx is the proximal operator of step*mu*||beta||_1 on theta =
-// (beta, beta0): soft-thresholding of beta, beta0 passed through.
+// (beta, beta0): soft-thresholding of beta, beta0 passed through. A
+// threshold that overflows (a lambda near the largest float64 over a
+// small rho) zeroes beta, its limit.
 func lassoProx(dst, x []float64, step, mu float64) {
 	d := len(x) - 1
-	vec.SoftThreshold(dst[:d], x[:d], step*mu)
+	if th := step * mu; th <= math.MaxFloat64 {
+		vec.SoftThreshold(dst[:d], x[:d], th)
+	} else {
+		clear(dst[:d])
+	}
 	dst[d] = x[d]
 }
 
@@ -45,20 +51,20 @@ func lassoProx(dst, x []float64, step, mu float64) {
 type lassoGram struct {
 	g     []float64 // (D+1)^2, row-major, symmetric
 	d1    int       // D+1
-	data  *Dataset
+	x     *xview
 	b, gx []float64 // A^T v; scratch for G theta
 	mu    float64
 }
 
-// newLassoGram returns the lasso on d with its Gram matrix g (shared,
+// newLassoGram returns the lasso on x with its Gram matrix g (shared,
 // read-only).
-func newLassoGram(d *Dataset, g []float64) *lassoGram {
-	d1 := d.NumFeatures() + 1
-	return &lassoGram{g: g, d1: d1, data: d, b: make([]float64, d1), gx: make([]float64, d1)}
+func newLassoGram(x *xview, g []float64) *lassoGram {
+	d1 := x.d.NumFeatures() + 1
+	return &lassoGram{g: g, d1: d1, x: x, b: make([]float64, d1), gx: make([]float64, d1)}
 }
 
 func (l *lassoGram) setRHS(v []float64, mu float64) {
-	l.data.MulTransVec(l.b, v)
+	l.x.mulTransVec(l.b, v)
 	l.mu = mu
 }
 
@@ -77,27 +83,27 @@ func (l *lassoGram) Prox(dst, x []float64, step float64) { lassoProx(dst, x, ste
 
 // lassoDirect is the lasso through the dataset's products.
 type lassoDirect struct {
-	data *Dataset
+	x    *xview
 	v, r []float64 // r: scratch of NumInstances
 	mu   float64
 }
 
-func newLassoDirect(d *Dataset) *lassoDirect {
-	return &lassoDirect{data: d, r: make([]float64, d.NumInstances())}
+func newLassoDirect(x *xview) *lassoDirect {
+	return &lassoDirect{x: x, r: make([]float64, x.d.NumInstances())}
 }
 
 func (l *lassoDirect) setRHS(v []float64, mu float64) { l.v, l.mu = v, mu }
 
 func (l *lassoDirect) Func(theta []float64) float64 {
 	dd := len(theta) - 1
-	l.data.MulVec(l.r, theta[:dd], theta[dd])
+	l.x.mulVec(l.r, theta[:dd], theta[dd])
 	vec.Sub(l.r, l.r, l.v)
 	return vec.Dot(l.r, l.r) / 2
 }
 
 func (l *lassoDirect) FuncGrad(grad, theta []float64) float64 {
 	f := l.Func(theta) // leaves A theta - v in r
-	l.data.MulTransVec(grad, l.r)
+	l.x.mulTransVec(grad, l.r)
 	return f
 }
 

@@ -54,11 +54,16 @@ func (d *Dataset) checkUsable(fn string) error {
 	if d == nil {
 		return badInput("%s: nil dataset", fn)
 	}
-	if d.m == nil || len(d.bagPtr) == 0 {
+	if !d.usable() {
 		return badInput("%s: zero Dataset (build one with a loader, NewDense, NewSparse or a Builder)", fn)
 	}
 	return nil
 }
+
+// usable reports whether d (not nil) was built by a constructor: the
+// check of checkUsable without its error, for callers that must not
+// allocate when d is fine (the Model's prediction methods).
+func (d *Dataset) usable() bool { return d.m != nil && len(d.bagPtr) > 0 }
 
 // NumBags returns the number of bags.
 func (d *Dataset) NumBags() int { return len(d.labels) }

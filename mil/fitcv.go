@@ -219,8 +219,8 @@ func (s Selection) String() string {
 // wrapped, within milliseconds of its cancellation.
 func FitCV(ctx context.Context, d *Dataset, s Search) (*Model, Selection, error) {
 	sel := Selection{Folds: s.Folds}
-	if d == nil {
-		return nil, sel, fmt.Errorf("%w: FitCV: nil dataset", ErrBadInput)
+	if err := d.checkUsable("FitCV"); err != nil {
+		return nil, sel, err
 	}
 	if err := s.Validate(); err != nil {
 		return nil, sel, err
@@ -458,7 +458,7 @@ func (cv *cvRun) path(ctx context.Context, pair, fold int) error {
 		}
 		// Score the test fold with the fit's coefficients in the units of
 		// its data (the test set through the same scaler).
-		m := newModel(p, st.x1, make([]float64, p.data.NumInstances()), pr.scaler, &opt)
+		m := newModel(p, st.x1, make([]float64, p.x.d.NumInstances()), &pr.back, &opt)
 		if err := m.BagScoresTo(scores, inst, test); err != nil {
 			return fmt.Errorf("mil: FitCV: fold %d: %w", fold, err)
 		}

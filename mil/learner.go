@@ -63,14 +63,21 @@ func (w Weighting) String() string {
 type Scaling int
 
 const (
-	// ScaleAuto (the zero value) fits a Scaler on the training instances
-	// (FitScaler) and solves on the scaled features: dense features are
-	// standardized (mean 0, standard deviation 1), sparse ones divided by
-	// their standard deviation without centering, so they stay sparse.
-	// The model's coefficients are mapped back to the raw features
-	// (Scaler.ToRaw), so prediction takes raw data.
+	// ScaleAuto (the zero value) solves on the features standardized
+	// with the statistics of the training instances (FitScaler's): dense
+	// features centered and divided by their standard deviation, sparse
+	// ones divided by it without centering. The standardization is folded
+	// into the products rather than applied to a copy (see the package
+	// documentation), and a column constant on the training instances is
+	// left out (coefficient 0: the bias fits it). The model's coefficients
+	// are mapped back to the raw features (as Scaler.ToRaw does), so
+	// prediction takes raw data.
 	ScaleAuto Scaling = iota
-	// ScaleNone solves on the raw features.
+	// ScaleNone solves on the raw features: the L1 penalty weighs the
+	// raw coefficients. (Features far from 1 in magnitude, beyond 2^±400,
+	// are divided internally by a power of two, with the penalty scaled
+	// to match, so that the step constant stays finite; the problem is the
+	// same.)
 	ScaleNone
 )
 
@@ -177,11 +184,13 @@ type Options struct {
 	// DefaultInnerTol.
 	InnerTol float64
 
-	// MaxBytes caps what Fit may allocate (its estimate of the scaled
-	// copy of the features, the Gram matrix and the working vectors,
-	// checked before any other work): a larger estimate fails with an
-	// error wrapping ErrBadInput and ErrTooLarge. 0 means DefaultMaxBytes;
-	// it must be >= 0.
+	// MaxBytes caps what Fit may allocate (its estimate of the Gram
+	// matrix and the working vectors, checked before any other work; and
+	// of a copy of the features, checked before it is made, when ScaleAuto
+	// cannot fold the standardization into the products or a dense subset
+	// is put into one block):
+	// a larger estimate fails with an error wrapping ErrBadInput and
+	// ErrTooLarge. 0 means DefaultMaxBytes; it must be >= 0.
 	MaxBytes int64
 
 	// Callback, if not nil, is called after every outer iteration (see
@@ -296,8 +305,9 @@ func (o *Options) engine(maxIter int, cb, stop func(neadmm.Iteration) bool) nead
 // FitTimes splits the wall time of a fit.
 type FitTimes struct {
 	Total time.Duration
-	// Setup is the scaling of the features, the Gram matrix (BetaGram) and
-	// the Lipschitz estimate of the beta-update.
+	// Setup is the statistics of the features (ScaleAuto; for ScaleNone
+	// their largest magnitude), the Gram matrix (BetaGram) and the
+	// Lipschitz estimate of the beta-update.
 	Setup time.Duration
 	// QUpdate, BetaUpdate and TUpdate are the three updates of Algorithm 3
 	// summed over the iterations (BetaUpdate includes the product
@@ -338,7 +348,9 @@ type FitResult struct {
 	Beta   BetaSolver
 	Sparse bool
 	// Lipschitz is FISTA's step constant (largest eigenvalue of the Gram
-	// matrix of the scaled features with the bias column).
+	// matrix of the features the solver works on, with the bias column:
+	// standardized for ScaleAuto, raw for ScaleNone, or raw divided by a
+	// power of two for raw features beyond 2^±400).
 	Lipschitz float64
 	// Bytes is Fit's estimate of what it allocated (see Options.MaxBytes).
 	Bytes int64
@@ -376,16 +388,21 @@ type Model struct {
 // the bag scores by neADMM (Algorithm 3 of the paper) with the updates
 // described in the package documentation, from beta = 0.
 //
-// Before any other work it returns an error wrapping ErrBadInput if d is
-// nil, the options are
-// invalid (Options.Validate), or the estimated memory exceeds
-// Options.MaxBytes (then also wrapping ErrTooLarge); an error matching
-// ErrOneClass if d holds one class; and ctx's error if ctx is already done.
-// The setup (scaling, Gram matrix, power iteration) and every iteration
-// check ctx, so a cancellation returns within milliseconds with ctx's error
-// wrapped. During the solve it returns the engine's error (a non-finite
-// iterate) and no model. A Callback asking to stop returns the current
-// model.
+// Before any other work it returns an error wrapping ErrBadInput if d or
+// ctx is nil or d is the zero Dataset, the options are invalid
+// (Options.Validate), or the estimated memory exceeds Options.MaxBytes
+// (then also wrapping ErrTooLarge); an error matching ErrOneClass if d
+// holds one class; and ctx's error if ctx is already done. Fit does not
+// copy d's features (the scaling is folded into the products; see
+// Scaling), except to standardize columns whose mean dwarfs their
+// spread, or of extreme magnitude, where folding would lose accuracy,
+// and to put a dense subset of several runs (a cross-validation fold)
+// into one block for the kernels, as Materialize does.
+// The setup (column statistics, Gram matrix, power iteration) and every
+// iteration check ctx, so a cancellation returns within milliseconds with
+// ctx's error wrapped. During the solve it returns the engine's error (a
+// non-finite iterate) and no model. A Callback asking to stop returns the
+// current model.
 func Fit(ctx context.Context, d *Dataset, opt Options) (*Model, error) {
 	start := time.Now()
 	opt, err := checkFit(ctx, d, opt)
@@ -403,10 +420,10 @@ func Fit(ctx context.Context, d *Dataset, opt Options) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mil: Fit: %w", err)
 	}
-	m := newModel(p, st.x1, st.t, prep.scaler, &opt)
+	m := newModel(p, st.x1, st.t, &prep.back, &opt)
 	m.res.Iterations, m.res.Reason, m.res.Stalled = er.Iterations, er.Reason, stalled
 	m.res.Primal, m.res.Dual, m.res.EpsPrimal, m.res.EpsDual, m.res.Rho = er.Primal, er.Dual, er.EpsPrimal, er.EpsDual, er.Rho
-	m.res.Bytes = int64(fitBytes(d, &opt))
+	m.res.Bytes = int64(prep.bytes(d, &opt))
 	total := time.Since(start)
 	m.res.Time = FitTimes{
 		Total: total, Setup: setup,
@@ -419,16 +436,18 @@ func Fit(ctx context.Context, d *Dataset, opt Options) (*Model, error) {
 // checkFit validates Fit's arguments before any work and returns the
 // options with their defaults filled in.
 func checkFit(ctx context.Context, d *Dataset, opt Options) (Options, error) {
-	if d == nil {
-		return opt, fmt.Errorf("%w: Fit: nil dataset", ErrBadInput)
+	if err := d.checkUsable("Fit"); err != nil {
+		return opt, err
+	}
+	if ctx == nil {
+		return opt, fmt.Errorf("%w: Fit: nil context", ErrBadInput)
 	}
 	if err := opt.Validate(); err != nil {
 		return opt, err
 	}
 	opt = opt.withDefaults()
-	if need := fitBytes(d, &opt); need > float64(opt.MaxBytes) {
-		return opt, fmt.Errorf("%w: %w: Fit: %d bags, %d instances, %d features need about %.3g bytes (scaled copy, Gram matrix, work vectors); Options.MaxBytes = %d (raise it to allow this)",
-			ErrBadInput, ErrTooLarge, d.NumBags(), d.NumInstances(), d.NumFeatures(), need, opt.MaxBytes)
+	if err := checkBytes(d, &opt, fitBytes(d, &opt)); err != nil {
+		return opt, err
 	}
 	if pos, nb := d.Positives(), d.NumBags(); pos == 0 || pos == nb {
 		return opt, oneClassError{bags: nb, label: d.Labels()[0]}
@@ -439,22 +458,37 @@ func checkFit(ctx context.Context, d *Dataset, opt Options) (Options, error) {
 	return opt, nil
 }
 
+// checkBytes returns the error for an estimate need above opt.MaxBytes.
+func checkBytes(d *Dataset, opt *Options, need float64) error {
+	if need > float64(opt.MaxBytes) {
+		return fmt.Errorf("%w: %w: Fit: %d bags, %d instances, %d features need about %.3g bytes (Gram matrix, work vectors%s); Options.MaxBytes = %d (raise it to allow this)",
+			ErrBadInput, ErrTooLarge, d.NumBags(), d.NumInstances(), d.NumFeatures(), need, map[bool]string{true: ", a copy of the features"}[need > fitBytes(d, opt)], opt.MaxBytes)
+	}
+	return nil
+}
+
 // fitBytes estimates what Fit allocates for d (in float64, which cannot
-// overflow for any dataset size): the solver's copy of the features
-// (scaled, or materialized), the Gram matrix when the beta-update may use
-// it, the scaler and FISTA's vectors over the features, and the vectors
-// over the instances and bags.
+// overflow for any dataset size), scaling folded into the products (no
+// copy of the features): the Gram matrix when the beta-update may use it,
+// the column statistics, the view's and FISTA's vectors over the features,
+// and the vectors over the instances and bags. A fit that copies the
+// features (see prepare) adds copyBytes, checked once it knows.
 func fitBytes(d *Dataset, opt *Options) float64 {
 	ni, nb, nf := float64(d.NumInstances()), float64(d.NumBags()), float64(d.NumFeatures())
-	data := ni * nf * 8
-	if d.IsSparse() {
-		data = float64(d.NNZ())*12 + (ni+1)*8
-	}
 	gram := 0.0
 	if d1 := nf + 1; opt.Beta == BetaGram || (opt.Beta == BetaAuto && d1 <= gramMaxDim) {
 		gram = d1 * d1 * 8
 	}
-	return data + gram + 8*(24*(nf+1)+10*ni+10*nb)
+	return gram + 8*(32*(nf+1)+12*ni+10*nb)
+}
+
+// copyBytes estimates a copy of d's features (standardized, or in one
+// block).
+func copyBytes(d *Dataset) float64 {
+	if d.IsSparse() {
+		return float64(d.NNZ())*12 + float64(d.NumInstances()+1)*8
+	}
+	return float64(d.NumInstances()) * float64(d.NumFeatures()) * 8
 }
 
 // gramMaxDim is the largest D+1 for which BetaAuto considers the Gram
@@ -462,33 +496,88 @@ func fitBytes(d *Dataset, opt *Options) float64 {
 const gramMaxDim = 4096
 
 // prepared is the setup of a fit that does not depend on lambda, the
-// pooling or the weights: the data the solver runs on, its scaler, the
-// Gram matrix and FISTA's step constant. It is read-only once built, so
-// the fits of FitCV share it across settings and goroutines.
+// pooling or the weights: the view of the features the solver works on
+// (see xview), the Gram matrix and FISTA's step constant. It is
+// read-only once built, so the fits of FitCV share it across settings and
+// goroutines (each problem clones the view's scratch).
 type prepared struct {
-	data   *Dataset // scaled (ScaleAuto) or materialized
-	scaler *Scaler  // nil for ScaleNone
-	path   BetaSolver
-	gram   []float64 // (D+1)^2 for BetaGram
-	lip    float64
+	// x is the solver's view; back maps its coefficients to the raw
+	// features. They are the same view when the scaling is folded into
+	// the products; with a standardized copy (copyData), x is the copy
+	// itself and back the standardization.
+	x, back xview
+	path    BetaSolver
+	gram    []float64 // (D+1)^2 for BetaGram
+	lip     float64
 }
+
+// bytes returns Fit's estimate of what it allocated for pr (see fitBytes).
+func (pr *prepared) bytes(d *Dataset, opt *Options) float64 {
+	b := fitBytes(d, opt)
+	if pr.x.d != d {
+		b += copyBytes(d)
+	}
+	return b
+}
+
+// forceCopy makes prepare standardize a copy even when folding is
+// accurate (a test hook: the copy is the reference the folded products
+// are compared against).
+var forceCopy = false
 
 // prepare builds the setup of a fit of d under opt, checking ctx between
 // (and inside) its phases.
 func prepare(ctx context.Context, d *Dataset, opt *Options) (*prepared, error) {
 	pr := &prepared{}
-	if opt.Scaling == ScaleAuto {
-		var err error
-		if pr.scaler, err = FitScaler(ctx, d); err != nil {
+	nnz := d.NumInstances() * d.NumFeatures() // the cost of a dense product
+	if d.IsSparse() {
+		nnz = d.NNZ()
+	}
+	switch opt.Scaling {
+	case ScaleAuto:
+		st, err := fitColumns(ctx, d)
+		if err != nil {
 			return nil, err // "mil: FitScaler: ...", ctx's error or ErrBadInput
 		}
+		center := !d.IsSparse()
+		pr.back = standardView(d, st, center)
+		pr.x = pr.back
+		if forceCopy || !foldable(st, center) {
+			if err := checkBytes(d, opt, fitBytes(d, opt)+copyBytes(d)); err != nil {
+				return nil, err
+			}
+			data, n, err := pr.back.copyData(ctx)
+			if err != nil {
+				return nil, err
+			}
+			pr.x, nnz = newView(data), n
+		}
+	case ScaleNone:
+		amax, err := maxAbs(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		pr.back = uniformView(d, amax)
+		pr.x = pr.back
 	}
-	data, nnz, err := solverCopy(ctx, d, pr.scaler)
-	if err != nil {
-		return nil, err
+	if pr.x.d == d && !d.IsSparse() && len(d.runs) > 1 {
+		// A dense subset of several runs (a cross-validation fold) is
+		// copied into one block, unscaled, as Materialize does: the
+		// solver runs hundreds of products on it, and the dense kernels
+		// need one block to run blocked (measured 1.2x per product pair,
+		// see Materialize). Data already in one block, such as a whole
+		// loaded dataset, is never copied.
+		if err := checkBytes(d, opt, fitBytes(d, opt)+copyBytes(d)); err != nil {
+			return nil, err
+		}
+		raw := newView(d)
+		data, _, err := raw.copyData(ctx)
+		if err != nil {
+			return nil, err
+		}
+		pr.x.d = data
 	}
-	pr.data = data
-	nf, ni := data.NumFeatures(), data.NumInstances()
+	nf, ni := d.NumFeatures(), d.NumInstances()
 	pr.path = opt.Beta
 	if pr.path == BetaAuto {
 		pr.path = BetaDirect
@@ -501,103 +590,58 @@ func prepare(ctx context.Context, d *Dataset, opt *Options) (*prepared, error) {
 	var mul func(dst, x []float64)
 	if pr.path == BetaGram {
 		pr.gram = make([]float64, d1*d1)
-		if err := data.gram(ctx, pr.gram); err != nil {
+		if err := pr.x.gram(ctx, pr.gram); err != nil {
 			return nil, fmt.Errorf("mil: Fit: Gram matrix: %w", err)
 		}
 		mul = func(dst, x []float64) { vec.MulVec(dst, pr.gram, d1, d1, x) }
 	} else {
 		r := make([]float64, ni)
+		xv := pr.x.clone()
 		mul = func(dst, x []float64) {
-			data.MulVec(r, x[:nf], x[nf])
-			data.MulTransVec(dst, r)
+			xv.mulVec(r, x[:nf], x[nf])
+			xv.mulTransVec(dst, r)
 		}
 	}
-	pr.lip, err = lipschitz(ctx, d1, mul)
-	return pr, err
+	var err error
+	if pr.lip, err = lipschitz(ctx, d1, mul); err != nil {
+		return nil, err
+	}
+	if !(pr.lip > 0) || math.IsInf(pr.lip, 0) {
+		// Not seen on finite data (the views keep it in range); kept so
+		// that it would be reported as the data's, not FISTA's, problem.
+		return nil, fmt.Errorf("%w: Fit: the features' scale is out of range: the beta-update's Lipschitz constant is %g", ErrBadInput, pr.lip)
+	}
+	return pr, nil
 }
 
-// copyCheckCells is how many values solverCopy copies between checks of
-// its context: well under a millisecond of work.
-const copyCheckCells = 1 << 16
-
-// solverCopy returns the data the solver runs on: d's features in one
-// contiguous block of d's storage kind (the solver runs many products on
-// it, and one block keeps the dense kernels blocked), standardized by
-// scaler when it is not nil (as Scaler.Apply would), checking ctx every
-// copyCheckCells values. The copy has no ids: the solver needs none. It
-// returns an error if a scaled value overflows.
-func solverCopy(ctx context.Context, d *Dataset, scaler *Scaler) (*Dataset, int, error) {
-	n, cols := d.NumInstances(), d.NumFeatures()
-	if scaler != nil && d.IsSparse() {
-		for _, mu := range scaler.Mean {
-			if mu != 0 { // FitScaler never centers sparse data
-				return nil, 0, fmt.Errorf("%w: Fit: a sparse dataset with a centering scaler", ErrBadInput)
-			}
-		}
-	}
-	m := &storage{rows: n, cols: cols}
+// maxAbs returns the largest magnitude among d's feature values, checking
+// ctx every ctxEvery values.
+func maxAbs(ctx context.Context, d *Dataset) (float64, error) {
+	tk := ticker{ctx: ctx, left: ctxEvery}
+	m := 0.0
+	var err error
 	if d.IsSparse() {
-		m.rowptr = make([]int, n+1)
-		nnz := d.NNZ()
-		m.colidx, m.values = make([]int32, 0, nnz), make([]float64, 0, nnz)
+		err = d.eachSparseRow(&tk, func(_ []int32, v []float64) {
+			for _, x := range v {
+				m = max(m, math.Abs(x))
+			}
+		})
 	} else {
-		m.dense = make([]float64, n*cols)
-	}
-	work, nnz := 0, 0
-	finite := true
-	for _, r := range d.runs {
-		for i := range r.n {
-			src, dst := r.src+i, r.dst+i
-			if d.IsSparse() {
-				lo, hi := d.m.rowptr[src], d.m.rowptr[src+1]
-				m.colidx = append(m.colidx, d.m.colidx[lo:hi]...)
-				start := len(m.values)
-				m.values = append(m.values, d.m.values[lo:hi]...)
-				if scaler != nil {
-					for p := start; p < len(m.values); p++ {
-						m.values[p] /= scaler.Scale[m.colidx[p]]
-					}
-					finite = finite && num.AllFinite(m.values[start:])
-				}
-				m.rowptr[dst+1] = len(m.values)
-				work += hi - lo + 1
-			} else {
-				x := m.dense[dst*cols : (dst+1)*cols]
-				copy(x, d.m.dense[src*cols:(src+1)*cols])
-				if scaler != nil {
-					for j := range x {
-						x[j] = (x[j] - scaler.Mean[j]) / scaler.Scale[j]
-					}
-					finite = finite && num.AllFinite(x)
-				}
-				for _, v := range x {
-					if v != 0 {
-						nnz++
-					}
-				}
-				work += cols
+		err = d.eachDenseRow(&tk, func(x []float64) {
+			for _, v := range x {
+				m = max(m, math.Abs(v))
 			}
-			if work >= copyCheckCells {
-				work = 0
-				if err := ctxErr(ctx); err != nil {
-					return nil, 0, err
-				}
-			}
-		}
+		})
 	}
-	if d.IsSparse() {
-		nnz = len(m.values)
+	if err != nil {
+		return 0, fmt.Errorf("mil: Fit: %w", err)
 	}
-	if !finite {
-		return nil, 0, fmt.Errorf("%w: Fit: a standardized feature value overflows", ErrBadInput)
-	}
-	out := &Dataset{
-		m: m, runs: []run{{src: 0, dst: 0, n: n}},
-		bagPtr: d.bagPtr, bagSrc: d.bagPtr[:len(d.bagPtr)-1],
-		labels: d.labels, bagIDs: d.bagIDs,
-	}
-	return out, nnz, ctxErr(ctx)
+	return m, nil
 }
+
+// copyCheckCells is how many values copyData copies between checks of its
+// context: well under a millisecond of work.
+const copyCheckCells = 1 << 16
 
 // ctxErr returns ctx's error wrapped for Fit, or nil.
 func ctxErr(ctx context.Context) error {
@@ -616,7 +660,7 @@ type state struct {
 }
 
 func newState(p *problem) *state {
-	nb, ni := p.nb, p.data.NumInstances()
+	nb, ni := p.nb, p.x.d.NumInstances()
 	return &state{x1: make([]float64, nb+p.nf+1), t: make([]float64, ni), y: make([]float64, nb+ni)}
 }
 
@@ -661,8 +705,8 @@ func objectiveStop(objTol, scale float64) func(neadmm.Iteration) bool {
 }
 
 // newModel builds the model of the solution x1 (t is scratch), with the
-// objective and the coefficients on the raw features.
-func newModel(p *problem, x1, t []float64, scaler *Scaler, opt *Options) *Model {
+// objective and the coefficients on the raw features (mapped by back).
+func newModel(p *problem, x1, t []float64, back *xview, opt *Options) *Model {
 	nf := p.nf
 	theta := x1[p.nb:]
 	obj := p.trueObjective(theta, t)
@@ -670,13 +714,10 @@ func newModel(p *problem, x1, t []float64, scaler *Scaler, opt *Options) *Model 
 	scale := p.objScale()
 	m := &Model{beta: make([]float64, nf), beta0: theta[nf], opt: *opt}
 	m.opt.Callback = nil
-	copy(m.beta, theta[:nf])
-	if scaler != nil {
-		m.beta0, _ = scaler.ToRaw(m.beta, m.beta, m.beta0) // lengths match by construction
-	}
+	m.beta0 = back.toRaw(m.beta, theta[:nf], m.beta0)
 	m.res = FitResult{
 		Objective: obj * scale, Loss: (obj - pen) * scale,
-		InnerIterations: p.inner, Beta: p.path, Sparse: p.data.IsSparse(), Lipschitz: p.fopt.L,
+		InnerIterations: p.inner, Beta: p.path, Sparse: p.x.d.IsSparse(), Lipschitz: p.fopt.L,
 	}
 	for _, b := range m.beta {
 		if b != 0 {
@@ -703,10 +744,10 @@ func (e oneClassError) Is(target error) bool { return target == ErrOneClass || t
 // newProblem builds the neadmm problem of opt (its lambda, pooling,
 // weights and inner solver settings) on prepared data.
 func newProblem(pr *prepared, opt *Options) *problem {
-	data := pr.data
+	data := pr.x.d
 	nb, nf, ni := data.NumBags(), data.NumFeatures(), data.NumInstances()
 	p := &problem{
-		data: data, bagPtr: data.BagPtr(), nb: nb, nf: nf,
+		x: pr.x.clone(), bagPtr: data.BagPtr(), nb: nb, nf: nf,
 		sign: make([]float64, nb), weight: make([]float64, nb),
 		v: make([]float64, ni), phi: make([]float64, ni),
 		xb: make([]float64, ni), xbTheta: make([]float64, nf+1),
@@ -731,14 +772,14 @@ func newProblem(pr *prepared, opt *Options) *problem {
 			p.weight[i] = float64(nb) / (2 * nc)
 		}
 	}
-	p.lambda = opt.Lambda
+	p.lambda = opt.Lambda * pr.back.penaltyScale()
 	if p.lambdaMean = opt.Loss == MeanLoss; p.lambdaMean {
 		p.lambda *= float64(nb)
 	}
 	if pr.path == BetaGram {
-		p.lasso = newLassoGram(data, pr.gram)
+		p.lasso = newLassoGram(&p.x, pr.gram)
 	} else {
-		p.lasso = newLassoDirect(data)
+		p.lasso = newLassoDirect(&p.x)
 	}
 	p.fopt = neadmm.FISTAOptions{MaxIter: opt.InnerMaxIter, Tol: opt.InnerTol, L: pr.lip}
 	return p
@@ -792,11 +833,15 @@ func (m *Model) Options() Options {
 func (m *Model) Pooling() Pooling { return m.Options().Pooling }
 
 func (m *Model) check(d *Dataset, fn string) error {
-	switch {
-	case m == nil:
+	if m == nil {
 		return fmt.Errorf("%w: Model.%s: nil model", ErrBadInput, fn)
-	case d == nil:
-		return fmt.Errorf("%w: Model.%s: nil dataset", ErrBadInput, fn)
+	}
+	if d == nil || !d.usable() {
+		// Named only on failure: building "Model."+fn on every call
+		// would allocate in the zero-allocation prediction methods.
+		return d.checkUsable("Model." + fn)
+	}
+	switch {
 	case d.NumFeatures() != len(m.beta):
 		return fmt.Errorf("%w: Model.%s: dataset has %d features, model %d", ErrBadInput, fn, d.NumFeatures(), len(m.beta))
 	}

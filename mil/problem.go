@@ -21,7 +21,7 @@ import (
 // q-update (eq. 7) and the beta-update (eq. 8), both from t^k; UpdateX2 is
 // the t-update (eqs. 9-10, with the pooling's prox).
 type problem struct {
-	data   *Dataset
+	x      xview // the features the solver works on (its own clone)
 	bagPtr []int
 	nb, nf int       // B, D
 	sign   []float64 // s_i = 2*label - 1
@@ -57,7 +57,8 @@ type problem struct {
 }
 
 func (p *problem) Dims() (n1, n2, m int) {
-	return p.nb + p.nf + 1, p.data.NumInstances(), p.nb + p.data.NumInstances()
+	ni := p.x.d.NumInstances()
+	return p.nb + p.nf + 1, ni, p.nb + ni
 }
 
 // bagPool returns P(t_i) of bag i.
@@ -127,7 +128,7 @@ func (p *problem) setXB(theta []float64) {
 	if p.xbValid && slices.Equal(theta, p.xbTheta) {
 		return
 	}
-	p.data.MulVec(p.xb, theta[:p.nf], theta[p.nf])
+	p.x.mulVec(p.xb, theta[:p.nf], theta[p.nf])
 	copy(p.xbTheta, theta)
 	p.xbValid = true
 }
@@ -152,7 +153,7 @@ func (p *problem) Constraint2(dst, t []float64) {
 func (p *problem) Constraint1JacT(dst, x1, v []float64) {
 	copy(dst, v[:p.nb])
 	g := dst[p.nb:]
-	p.data.MulTransVec(g, v[p.nb:])
+	p.x.mulTransVec(g, v[p.nb:])
 	vec.Scal(-1, g)
 }
 
@@ -174,7 +175,7 @@ func (p *problem) loss(q []float64) float64 {
 // trueObjective returns the sum-scale objective of the model theta itself,
 // with bag scores P(x_ij . beta + beta0); xb is scratch.
 func (p *problem) trueObjective(theta, xb []float64) float64 {
-	p.data.MulVec(xb, theta[:p.nf], theta[p.nf])
+	p.x.mulVec(xb, theta[:p.nf], theta[p.nf])
 	l := 0.0
 	for i := range p.nb {
 		l += p.weight[i] * logLoss(p.sign[i]*p.bagPool(xb, i))

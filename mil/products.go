@@ -134,31 +134,15 @@ func (d *Dataset) gram(ctx context.Context, dst []float64) error {
 	cols := d.m.cols
 	d1 := cols + 1
 	clear(dst)
-	work := 0 // multiply-adds since the last check
-	check := func(n int) error {
-		if work += n; work < gramCheckCells {
-			return nil
-		}
-		work = 0
-		return ctx.Err()
-	}
+	gc := gramChecker{ctx: ctx}
 	// Accumulate the upper triangle, then mirror it.
 	for _, rn := range d.runs {
 		if d.IsSparse() {
 			m := d.m
 			for i := rn.src; i < rn.src+rn.n; i++ {
 				lo, hi := m.rowptr[i], m.rowptr[i+1]
-				cols, vals := m.colidx[lo:hi], m.values[lo:hi]
-				vals = vals[:len(cols)]
-				for p, cp := range cols {
-					vp := vals[p]
-					g := dst[int(cp)*d1 : int(cp)*d1+d1]
-					for q := p; q < len(cols); q++ {
-						g[cols[q]] += vp * vals[q]
-					}
-					g[d1-1] += vp
-				}
-				if err := check(len(cols)*len(cols)/2 + 1); err != nil {
+				gramAddSparseRow(dst, d1, m.colidx[lo:hi], m.values[lo:hi])
+				if err := gc.check((hi-lo)*(hi-lo)/2 + 1); err != nil {
 					return err
 				}
 			}
@@ -166,25 +150,65 @@ func (d *Dataset) gram(ctx context.Context, dst []float64) error {
 		}
 		x := d.m.dense[rn.src*cols : (rn.src+rn.n)*cols]
 		for i := range rn.n {
-			row := x[i*cols : (i+1)*cols]
-			for j, xj := range row {
-				if xj == 0 { // an exact skip: features are finite
-					continue
-				}
-				g := dst[j*d1 : j*d1+d1]
-				vec.Axpy(xj, row[j:], g[j:cols])
-				g[cols] += xj
-			}
-			if err := check(cols*cols/2 + 1); err != nil {
+			gramAddDenseRow(dst, d1, x[i*cols:(i+1)*cols])
+			if err := gc.check(cols*cols/2 + 1); err != nil {
 				return err
 			}
 		}
 	}
 	dst[d1*d1-1] = float64(d.NumInstances())
+	mirrorUpper(dst, d1)
+	return nil
+}
+
+// gramChecker checks a context every gramCheckCells units of work.
+type gramChecker struct {
+	ctx  context.Context
+	work int
+}
+
+func (c *gramChecker) check(n int) error {
+	if c.work += n; c.work < gramCheckCells {
+		return nil
+	}
+	c.work = 0
+	return c.ctx.Err()
+}
+
+// gramAddDenseRow adds the upper triangle of [x 1]^T [x 1] (without the
+// corner) to the d1 x d1 matrix dst, x of length d1-1.
+func gramAddDenseRow(dst []float64, d1 int, row []float64) {
+	cols := d1 - 1
+	for j, xj := range row {
+		if xj == 0 { // an exact skip: features are finite
+			continue
+		}
+		g := dst[j*d1 : j*d1+d1]
+		vec.Axpy(xj, row[j:], g[j:cols])
+		g[cols] += xj
+	}
+}
+
+// gramAddSparseRow is gramAddDenseRow for a sparse row (columns cols,
+// strictly increasing, and values vals).
+func gramAddSparseRow(dst []float64, d1 int, cols []int32, vals []float64) {
+	vals = vals[:len(cols)]
+	for p, cp := range cols {
+		vp := vals[p]
+		g := dst[int(cp)*d1 : int(cp)*d1+d1]
+		for q := p; q < len(cols); q++ {
+			g[cols[q]] += vp * vals[q]
+		}
+		g[d1-1] += vp
+	}
+}
+
+// mirrorUpper copies the upper triangle of the d1 x d1 matrix dst to its
+// lower triangle.
+func mirrorUpper(dst []float64, d1 int) {
 	for j := range d1 {
 		for k := j + 1; k < d1; k++ {
 			dst[k*d1+j] = dst[j*d1+k]
 		}
 	}
-	return nil
 }

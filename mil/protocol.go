@@ -193,9 +193,10 @@ type Report struct {
 // Splits fails): it holds the splits that completed, in split order, with
 // Mean and Std over them, so that an interrupted run keeps what it did.
 func (p Protocol) Run(ctx context.Context, data *Dataset, score ScoreFunc) (*Report, error) {
+	if err := data.checkUsable("Run"); err != nil {
+		return nil, err
+	}
 	switch {
-	case data == nil:
-		return nil, fmt.Errorf("%w: Run: nil dataset", ErrBadInput)
 	case score == nil:
 		return nil, fmt.Errorf("%w: Run: nil score function", ErrBadInput)
 	case math.IsNaN(p.Threshold):

@@ -61,6 +61,40 @@ func FitScaler(ctx context.Context, train *Dataset) (*Scaler, error) {
 	if err := train.checkUsable("FitScaler"); err != nil {
 		return nil, err
 	}
+	st, err := fitColumns(ctx, train)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scaler{Mean: st.mean, Scale: st.sd}
+	for j := range s.Scale {
+		if st.constant[j] {
+			s.Mean[j], s.Scale[j] = 0, 1
+		}
+		if train.IsSparse() {
+			s.Mean[j] = 0
+		}
+	}
+	return s, nil
+}
+
+// colStats are the statistics of the columns of a training set: the
+// mean and population standard deviation of each (both unscaled; sd > 0
+// unless constant), and whether it is constant (every value equal; its
+// mean is then the value and its sd 0).
+type colStats struct {
+	mean, sd []float64
+	constant []bool
+	// amax is the largest magnitude of each column (0 for a column of
+	// zeros).
+	amax []float64
+}
+
+// fitColumns computes the column statistics of train (checked usable by
+// the caller) for FitScaler and Fit's scaling, as FitScaler documents:
+// on the values scaled by a power of two per column, checking ctx every
+// ctxEvery values. Its errors are FitScaler's (the sparse means included:
+// the caller decides whether to center).
+func fitColumns(ctx context.Context, train *Dataset) (*colStats, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("mil: FitScaler: %w", err)
 	}
@@ -152,13 +186,15 @@ func FitScaler(ctx context.Context, train *Dataset) (*Scaler, error) {
 		return nil, fmt.Errorf("mil: FitScaler: %w", err)
 	}
 
-	s := &Scaler{Mean: mean, Scale: ss}
+	st := &colStats{mean: mean, sd: ss, constant: make([]bool, cols), amax: lo}
 	for j := range ss {
 		sd := unscale(math.Sqrt(ss[j]/float64(n)), f[j])
 		mu := unscale(mean[j], f[j])
+		amax := max(-lo[j], hi[j])
 		switch {
 		case lo[j] == hi[j]:
-			mu, sd = 0, 1
+			st.constant[j] = true
+			mu, sd = lo[j], 0
 		case !(sd > 0):
 			// Two distinct values differ by at least 2^-54 of the largest
 			// magnitude once scaled, so the scaled deviation is at least
@@ -166,12 +202,9 @@ func FitScaler(ctx context.Context, train *Dataset) (*Scaler, error) {
 			// all below about 2^-989 (1e-298) can underflow here.
 			return nil, badInput("FitScaler: column %d (values %g to %g) has a standard deviation below the smallest float64", j, lo[j], hi[j])
 		}
-		if train.IsSparse() {
-			mu = 0
-		}
-		s.Mean[j], s.Scale[j] = mu, sd
+		st.mean[j], st.sd[j], st.amax[j] = mu, sd, amax
 	}
-	return s, nil
+	return st, nil
 }
 
 // scaleFactor returns the power of two 2^k that brings amax (finite,

@@ -1,0 +1,414 @@
+package mil
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/neadmm/neadmm/internal/datadir"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// transformed returns the dense matrix of v's features computed plainly,
+// (x - mu)/scale per value, with 0 for dropped columns: the reference the
+// folded products are checked against.
+func transformed(v *xview) []float64 {
+	x := naiveMatrix(v.d)
+	cols := v.d.NumFeatures()
+	if v.scale == nil {
+		return x
+	}
+	for i := range x {
+		j := i % cols
+		mu := 0.0
+		if v.mu != nil {
+			mu = v.mu[j]
+		}
+		x[i] = (x[i] - mu) / v.scale[j]
+	}
+	return x
+}
+
+// viewCases returns the views the products are checked on: dense and
+// sparse data, a whole dataset and a subset (several runs), standardized
+// with and without centering (the sparse centered view included, which a
+// copy could not store), a constant column dropped, and a uniform scale.
+func viewCases(t *testing.T) map[string]xview {
+	rng := rand.New(rand.NewPCG(41, 42))
+	d := randomDataset(t, rng, 40, 5, 9, 0.6)
+	// A constant column (dropped by the standardized views).
+	x := naiveMatrix(d)
+	for i := range d.NumInstances() {
+		x[i*9+4] = 7
+	}
+	d, err := NewDense(x, 9, d.BagPtr(), d.Labels())
+	require.NoError(t, err)
+	sub, err := d.Subset([]int{0, 2, 3, 7, 8, 9, 15, 30, 31, 39})
+	require.NoError(t, err)
+	out := map[string]xview{}
+	for name, dd := range map[string]*Dataset{"dense": d, "dense subset": sub,
+		"sparse": convert(t, d, Sparse), "sparse subset": convert(t, sub, Sparse)} {
+		st, err := fitColumns(context.Background(), dd)
+		require.NoError(t, err)
+		require.True(t, st.constant[4])
+		out[name+" centered"] = standardView(dd, st, true).clone()
+		out[name+" scaled"] = standardView(dd, st, false).clone()
+		big := scaled(t, dd, 700) // beyond uniformMaxExp: a uniform view
+		amax, err := maxAbs(context.Background(), big)
+		require.NoError(t, err)
+		u := uniformView(big, amax).clone()
+		require.True(t, u.uniform)
+		out[name+" uniform"] = u
+	}
+	return out
+}
+
+// The folded products against the same products computed plainly on the
+// transformed matrix, within the rounding both can make: Higham's bound
+// on each side, over the terms each sums (the folded ones are the raw
+// products, which is where folding loses accuracy to cancellation).
+func TestViewProductsMatchTransformedMatrix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	for name, v := range viewCases(t) {
+		ni, nf := v.d.NumInstances(), v.d.NumFeatures()
+		xt := transformed(&v)
+		raw := naiveMatrix(v.d)
+		beta, beta0 := randVec(rng, nf), 0.7
+		r := randVec(rng, ni)
+		w := make([]float64, nf) // S^-1 beta, for the bound
+		for j := range w {
+			w[j] = beta[j]
+			if v.scale != nil {
+				w[j] /= v.scale[j]
+			}
+		}
+		mu := func(j int) float64 {
+			if v.mu == nil {
+				return 0
+			}
+			return v.mu[j]
+		}
+
+		tv := make([]float64, ni)
+		v.mulVec(tv, beta, beta0)
+		for i := range ni {
+			want, terms := beta0, math.Abs(beta0)
+			for j := range nf {
+				want += xt[i*nf+j] * beta[j]
+				terms += (math.Abs(raw[i*nf+j]) + math.Abs(mu(j))) * math.Abs(w[j])
+			}
+			tol := 4 * gamma(nf+3) * terms
+			require.True(t, near(tv[i], want, tol), "%s: mulVec[%d] = %v, want %v (tol %g)", name, i, tv[i], want, tol)
+		}
+
+		for _, withBias := range []bool{false, true} {
+			g := make([]float64, nf)
+			if withBias {
+				g = make([]float64, nf+1)
+			}
+			v.mulTransVec(g, r)
+			sum := 0.0
+			for i := range ni {
+				sum += r[i]
+			}
+			for j := range nf {
+				want, terms := 0.0, 0.0
+				for i := range ni {
+					want += xt[i*nf+j] * r[i]
+					terms += (math.Abs(raw[i*nf+j]) + math.Abs(mu(j))) * math.Abs(r[i])
+				}
+				s := 1.0
+				if v.scale != nil {
+					s = v.scale[j]
+				}
+				tol := 4 * gamma(ni+3) * terms / s
+				require.True(t, near(g[j], want, tol), "%s: mulTransVec[%d] = %v, want %v (tol %g)", name, j, g[j], want, tol)
+			}
+			if withBias {
+				assert.InDelta(t, sum, g[nf], 2*gamma(ni)*float64(ni)*3, "%s: sum(r)", name)
+			}
+		}
+
+		// The Gram matrix: bit for bit the Gram of the transformed copy
+		// where a copy exists (the rows are transformed with the same
+		// arithmetic); the sparse centered one (rank-one corrected) within
+		// the rounding of its raw terms.
+		d1 := nf + 1
+		g := make([]float64, d1*d1)
+		require.NoError(t, v.gram(context.Background(), g))
+		if !(v.d.IsSparse() && v.mu != nil) {
+			cp, _, err := v.copyData(context.Background())
+			require.NoError(t, err)
+			want := make([]float64, d1*d1)
+			cp.Gram(want)
+			require.Equal(t, want, g, "%s: Gram", name)
+			continue
+		}
+		for j := range d1 {
+			for k := range d1 {
+				want, terms := 0.0, 0.0
+				for i := range ni {
+					a, b, ta, tb := 1.0, 1.0, 1.0, 1.0
+					if j < nf {
+						a, ta = xt[i*nf+j], (math.Abs(raw[i*nf+j])+math.Abs(mu(j)))/v.scale[j]
+					}
+					if k < nf {
+						b, tb = xt[i*nf+k], (math.Abs(raw[i*nf+k])+math.Abs(mu(k)))/v.scale[k]
+					}
+					want += a * b
+					terms += ta * tb
+				}
+				tol := 8 * gamma(ni+4) * terms
+				require.True(t, near(g[j*d1+k], want, tol), "%s: Gram[%d,%d] = %v, want %v (tol %g)", name, j, k, g[j*d1+k], want, tol)
+			}
+		}
+	}
+}
+
+// Folding is invariant to scaling the data by a power of two within its
+// band (the copy is invariant at any scale); outside the band, and for
+// columns whose offset dwarfs their spread, Fit standardizes a copy.
+func TestFoldable(t *testing.T) {
+	st := &colStats{mean: []float64{0, 3, 0}, sd: []float64{1, 1, 0}, constant: []bool{false, false, true}, amax: []float64{2, 5, 1e300}}
+	assert.True(t, foldable(st, true), "a constant column does not count")
+	st.mean[1] = foldMaxOffset
+	assert.True(t, foldable(st, true))
+	st.mean[1] = 2 * foldMaxOffset
+	assert.False(t, foldable(st, true), "offset beyond foldMaxOffset*sd")
+	assert.True(t, foldable(st, false), "no centering, no cancellation")
+	st.mean[1], st.amax[0] = 0, math.Ldexp(1, foldMaxExp+1)
+	assert.False(t, foldable(st, true), "magnitude beyond the band")
+	st.amax[0] = math.Ldexp(1, -foldMaxExp-2)
+	assert.False(t, foldable(st, true), "magnitude below the band")
+}
+
+// The fits on the folded products against the same fits on a
+// standardized copy (the path before folding; forceCopy). Where the
+// iteration is smooth (mean pooling, and max pooling on continuous
+// features whose maxima never tie) they agree to the rounding of the
+// products: measured at most 5e-13 of the score magnitude after full fits
+// on fox, musk1, mutagenesis and vaccine; 1e-9 leaves four orders of
+// margin, while a wrong correction (the mean or the scale left out)
+// moves scores by O(1). Max pooling on data with tied instance scores
+// (vaccine's binary features, duplicated atoms) is not compared: the
+// t-update's sort breaks the ties by the last bit, and the trajectories
+// part within 10 iterations (objectives then agree to 1e-3).
+func TestFitFoldedMatchesCopy(t *testing.T) {
+	fox, err := LoadFile(datadir.File(t, "fox.csv"), nil)
+	require.NoError(t, err)
+	vaccine, err := LoadFile(datadir.File(t, "vaccine.svm"), nil)
+	require.NoError(t, err)
+	syn, _, err := Synthetic(SynthConfig{Bags: 80, MinInstances: 1, MaxInstances: 6, Features: 12, Seed: 5})
+	require.NoError(t, err)
+	foxSub, err := fox.Subset([]int{0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 150, 160, 170, 180, 190, 199})
+	require.NoError(t, err)
+	cases := []struct {
+		name string
+		d    *Dataset
+		pool Pooling
+	}{
+		{"fox max", fox, MaxPooling()},
+		{"fox mean", fox, MeanPooling()},
+		{"fox subset max", foxSub, MaxPooling()},
+		{"synthetic max", syn, MaxPooling()},
+		{"synthetic sparse top2", convert(t, syn, Sparse), TopKPooling(2)},
+		{"vaccine mean", vaccine, MeanPooling()},
+	}
+	defer func() { forceCopy = false }()
+	for _, tc := range cases {
+		opt := DefaultOptions()
+		opt.Pooling = tc.pool
+		forceCopy = true
+		ref, err := Fit(context.Background(), tc.d, opt)
+		require.NoError(t, err, tc.name)
+		forceCopy = false
+		m, err := Fit(context.Background(), tc.d, opt)
+		require.NoError(t, err, tc.name)
+		if !tc.d.IsSparse() && len(tc.d.runs) > 1 {
+			// A dense subset of several runs is copied into one block
+			// either way (unscaled when folding).
+			assert.Equal(t, ref.Result().Bytes, m.Result().Bytes, "%s: the block copy's bytes", tc.name)
+		} else {
+			assert.Greater(t, ref.Result().Bytes, m.Result().Bytes, "%s: the copy's bytes", tc.name)
+		}
+		want, err := ref.BagScores(tc.d)
+		require.NoError(t, err)
+		got, err := m.BagScores(tc.d)
+		require.NoError(t, err)
+		for k := range want {
+			require.True(t, near(got[k], want[k], 1e-9*(1+math.Abs(want[k]))), "%s: bag %d: folded %v, copy %v", tc.name, k, got[k], want[k])
+		}
+		assert.Equal(t, ref.Result().Iterations, m.Result().Iterations, tc.name)
+	}
+}
+
+// Defect found by fuzzing: with ScaleNone and features near 1e300 the
+// Gram matrix overflowed, the step constant came out NaN, and Fit failed
+// with FISTA's "FISTAOptions.L = NaN" (neadmm.ErrBadInput, not
+// mil.ErrBadInput). ScaleNone now solves on the features divided by a
+// power of two when they are far from 1 in magnitude (the penalty scaled
+// to match), so finite data gives a finite step: with lambda = 0 the
+// problem does not depend on that power, so the fits of the data scaled
+// by 2^±900 are the same, bit for bit.
+func TestFitScaleNoneExtremeMagnitudes(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 40, MinInstances: 1, MaxInstances: 4, Features: 6, Seed: 9})
+	require.NoError(t, err)
+	opt := DefaultOptions()
+	opt.Scaling, opt.Lambda, opt.MaxIter = ScaleNone, 0, 60
+	var first []float64
+	for _, k := range []int{900, -900, 1000} {
+		for _, sparse := range []bool{false, true} {
+			dk := scaled(t, d, k)
+			if sparse {
+				dk = convert(t, dk, Sparse)
+			}
+			m, err := Fit(context.Background(), dk, opt)
+			require.NoError(t, err, "2^%d", k)
+			l := m.Result().Lipschitz
+			require.True(t, l > 0 && !math.IsInf(l, 0), "2^%d: Lipschitz %v", k, l)
+			sc, err := m.BagScores(dk)
+			require.NoError(t, err, "2^%d", k)
+			if first == nil {
+				first = sc
+				continue
+			}
+			if !sparse {
+				assert.Equal(t, first, sc, "2^%d", k)
+			}
+		}
+	}
+	// The fuzzer's input itself, features near 1e300 with the default
+	// options but ScaleNone: a fit with a finite step constant, not
+	// FISTA's neadmm.ErrBadInput.
+	opt = DefaultOptions()
+	opt.Scaling = ScaleNone
+	for _, dk := range []*Dataset{scaled(t, d, 997), convert(t, scaled(t, d, 997), Sparse)} {
+		m, err := Fit(context.Background(), dk, opt)
+		require.NoError(t, err)
+		l := m.Result().Lipschitz
+		assert.True(t, l > 0 && !math.IsInf(l, 0), "Lipschitz %v", l)
+	}
+	// With the default lambda the fit is the same problem as before on
+	// data within the band: nothing is rescaled there.
+	amax, err := maxAbs(context.Background(), d)
+	require.NoError(t, err)
+	v := uniformView(d, amax)
+	assert.False(t, v.folded())
+}
+
+// A column constant on the training bags cannot be told apart from the
+// bias: ScaleAuto drops it from the solver (coefficient 0) instead of
+// solving with it raw, which at 1e300 made the step constant overflow.
+func TestFitDropsConstantColumns(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 50, MinInstances: 1, MaxInstances: 4, Features: 5, Seed: 4})
+	require.NoError(t, err)
+	for _, c := range []float64{5, 1e300} {
+		x := naiveMatrix(d)
+		for i := range d.NumInstances() {
+			x[i*5+2] = c
+		}
+		dc, err := NewDense(x, 5, d.BagPtr(), d.Labels())
+		require.NoError(t, err)
+		for _, dd := range []*Dataset{dc, convert(t, dc, Sparse)} {
+			m, err := Fit(context.Background(), dd, DefaultOptions())
+			require.NoError(t, err, "constant %g", c)
+			beta, _ := m.Coefficients()
+			assert.Equal(t, 0.0, beta[2], "constant %g", c)
+			assert.NotZero(t, m.Result().NonZero)
+		}
+	}
+}
+
+// The copy path: a column whose mean dwarfs its spread (here 1e9 +- 1e-3)
+// would lose too much to cancellation in the folded products, so Fit
+// standardizes a copy, and counts it against Options.MaxBytes.
+func TestFitCopyPathAndItsBytes(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 60, MinInstances: 1, MaxInstances: 4, Features: 4, Seed: 8})
+	require.NoError(t, err)
+	x := naiveMatrix(d)
+	for i := range d.NumInstances() {
+		x[i*4] = 1e9 + 1e-3*x[i*4]
+	}
+	off, err := NewDense(x, 4, d.BagPtr(), d.Labels())
+	require.NoError(t, err)
+	opt := DefaultOptions()
+	withDef := opt.withDefaults()
+	folded := fitBytes(off, &withDef)
+	opt.MaxBytes = int64(folded + copyBytes(off)/2)
+	_, err = Fit(context.Background(), off, opt)
+	requireBadInput(t, err, true, "a copy of the features")
+	opt.MaxBytes = 0
+	m, err := Fit(context.Background(), off, opt)
+	require.NoError(t, err)
+	assert.Equal(t, int64(folded+copyBytes(off)), m.Result().Bytes)
+	// The model sees the offset column as the standardized copy does: it
+	// ranks the bags as the fit on the column shifted to 0 does.
+	x = naiveMatrix(off)
+	for i := range off.NumInstances() {
+		x[i*4] = (x[i*4] - 1e9) * 1e3
+	}
+	shifted, err := NewDense(x, 4, d.BagPtr(), d.Labels())
+	require.NoError(t, err)
+	ms, err := Fit(context.Background(), shifted, DefaultOptions())
+	require.NoError(t, err)
+	a, err := m.BagScores(off)
+	require.NoError(t, err)
+	b, err := ms.BagScores(shifted)
+	require.NoError(t, err)
+	for k := range a {
+		// The offset column's standardized values carry the rounding of
+		// 1e9 + 1e-3 x (about 1e-7/1e-3 = 1e-4 relative).
+		assert.InDelta(t, b[k], a[k], 1e-2*(1+math.Abs(b[k])), "bag %d", k)
+	}
+}
+
+// A lambda so large that lambda/rho overflows zeroes beta (its limit);
+// it used to panic in the soft-thresholding kernel.
+func TestFitHugeLambda(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 20, MinInstances: 1, MaxInstances: 3, Features: 4, Seed: 3})
+	require.NoError(t, err)
+	opt := DefaultOptions()
+	opt.Lambda, opt.MaxIter = 1e307, 20
+	var m *Model
+	noPanic(t, "Lambda 1e307", func() { m, err = Fit(context.Background(), d, opt) })
+	require.NoError(t, err)
+	assert.Zero(t, m.Result().NonZero)
+}
+
+// Defect found by fuzzing: Fit(ctx, &Dataset{}, ...) panicked (index -1);
+// so did FitCV, Protocol.Run and the Model's methods on the zero Dataset.
+// Each returns an error wrapping ErrBadInput (TestZeroDataset covers the
+// data layer).
+func TestLearnerOnZeroDataset(t *testing.T) {
+	ctx := context.Background()
+	zero := &Dataset{}
+	d, _, err := Synthetic(SynthConfig{Bags: 20, MinInstances: 1, MaxInstances: 3, Features: 4, Seed: 3})
+	require.NoError(t, err)
+	m, err := Fit(ctx, d, DefaultOptions())
+	require.NoError(t, err)
+	score := func(ctx context.Context, tr, te *Dataset) ([]float64, error) { return nil, nil }
+	calls := map[string]func() error{
+		"Fit": func() error { _, err := Fit(ctx, zero, DefaultOptions()); return err },
+		"FitCV": func() error {
+			_, _, err := FitCV(ctx, zero, DefaultSearch())
+			return err
+		},
+		"Protocol.Run":     func() error { _, err := KFold(2, 1, 1).Run(ctx, zero, score); return err },
+		"InstanceScores":   func() error { _, err := m.InstanceScores(zero); return err },
+		"InstanceScoresTo": func() error { return m.InstanceScoresTo(nil, zero) },
+		"BagScores":        func() error { _, err := m.BagScores(zero); return err },
+		"BagScoresTo":      func() error { return m.BagScoresTo(nil, nil, zero) },
+		"BagProbabilities": func() error { _, err := m.BagProbabilities(zero); return err },
+		"Predict":          func() error { _, err := m.Predict(zero); return err },
+		"PredictTo":        func() error { return m.PredictTo(nil, nil, zero) },
+		"Witnesses":        func() error { _, err := m.Witnesses(zero); return err },
+		"WitnessesTo":      func() error { return m.WitnessesTo(nil, nil, zero) },
+	}
+	for name, call := range calls {
+		var err error
+		noPanic(t, name, func() { err = call() })
+		requireBadInput(t, err, false, "zero Dataset")
+	}
+}
