@@ -16,7 +16,11 @@ import (
 
 // The Fit targets: a dataset is fitted with small options under a short
 // deadline and a memory budget. Fit must return within the deadline plus
-// fitSlack (it checks its context; the slack absorbs a loaded machine),
+// fitSlack (it checks its context; the slack absorbs a loaded machine);
+// a late return counts only if the process also spent that much CPU time
+// in it (on a machine busy with other work a Fit can wait longer than the
+// slack for a core: seen at a load of 10) or if it is late by ten times
+// the slack,
 // allocate at most fitBudget bytes (these datasets hold at most a few
 // thousand values: more means an allocation sized by something other than
 // the data), and either return an error of a documented kind or a model
@@ -161,11 +165,15 @@ func checkFit(t *testing.T, d *mil.Dataset, opt mil.Options) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(fitBudget * 4))
 	ctx, cancel := context.WithTimeout(context.Background(), fitDeadline)
 	defer cancel()
+	cpu0, haveCPU := processCPU()
 	start, before := time.Now(), allocated()
 	m, err := mil.Fit(ctx, d, opt)
 	elapsed, used := time.Since(start), allocated()-before
-	if elapsed > fitDeadline+fitSlack {
-		t.Errorf("Fit returned %v after its deadline of %v", elapsed-fitDeadline, fitDeadline)
+	cpu1, _ := processCPU()
+	if late := elapsed - fitDeadline; late > fitSlack {
+		if !haveCPU || cpu1-cpu0 > fitDeadline+fitSlack || late > 10*fitSlack {
+			t.Errorf("Fit returned %v after its deadline of %v (%v of CPU time in it)", late, fitDeadline, cpu1-cpu0)
+		}
 	}
 	if used > fitBudget {
 		t.Errorf("Fit allocated %d bytes on %d x %d (%d bags)", used, d.NumInstances(), d.NumFeatures(), d.NumBags())
