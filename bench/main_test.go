@@ -349,8 +349,8 @@ func TestTour(t *testing.T) {
 				strings.Join(names, ",") != "synthetic (300 bags)/300,fox.csv/20" {
 				t.Errorf("mil tour with -data %s: args %q, data dir %q, data sets %v", dir, sec.Args, res.DataDir, names)
 			}
-			if !strings.Contains(out, "Skipping vaccine.svm") {
-				t.Error("the missing vaccine.svm was not reported")
+			if !strings.Contains(out, "Skipping vaccine.svm") || !strings.Contains(out, "give -data DIR or set NEADMM_DATA to the directory holding") {
+				t.Error("the missing vaccine.svm was not reported with where to point the bench instead")
 			}
 		}
 	}

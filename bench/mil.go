@@ -253,7 +253,7 @@ func runMIL(ctx context.Context, env *Env, cfg milConfig) error {
 		d, err := src.load()
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				env.Note("Skipping %s: %v", src.name, err)
+				env.Note("Skipping %s: %v (give -data DIR or set %s to the directory holding fox.csv and vaccine.svm)", src.name, err, datadir.EnvVar)
 				continue
 			}
 			return fmt.Errorf("%s: %w", src.name, err)
