@@ -30,7 +30,7 @@ package vec
 // kernels; medians on a shared machine, spreads of 10-30%), time of MulVec,
 // the map and MulTransVec over GradSweep's: 1.3-1.6x on avx512 at
 // 1000 x 1000 (A in L3; the row pipeline, bound by L1 loads), 1.05-1.45x on
-// avx2 there (groups of four rows), 1.4-1.7x on both at 4000 x 4000 (A in
+// avx2 there (groups of four rows), 1.3-1.7x on both at 4000 x 4000 (A in
 // memory), and 0.9-1.2x on generic, whose scalar loops are bound by
 // arithmetic, not memory. For a matrix that stays in L2 between calls
 // (below about 100k elements) both read A from cache and GradSweep gains
