@@ -16,23 +16,6 @@ var available = func() []level {
 	return []level{generic}
 }()
 
-// There are no blocked matrix kernels and no GradSweep pipeline for NEON:
-// MulVec, MulTransVec and GradSweep run Dot and Axpy on each row.
-func blocked(level) bool   { return false }
-func pipelined(level) bool { return false }
-
-func mulVec4(dst, a []float64, cols int, x []float64, l level) {
-	panic("vec: no 4-row kernels on " + levelNames[l])
-}
-
-func mulTransVec4(dst, a []float64, cols int, x []float64, l level) {
-	panic("vec: no 4-row kernels on " + levelNames[l])
-}
-
-func sweep1(l level, g, a []float64, cols int, w float64, ax *float64, x []float64) {
-	panic("vec: no GradSweep pipeline on " + levelNames[l])
-}
-
 // The dispatch stubs (dispatch_arm64.s): each runs level l's kernel with
 // the other arguments. Their contracts are those of the kernels below.
 
