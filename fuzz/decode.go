@@ -176,16 +176,3 @@ func (s *source) floats(n int) []float64 {
 // targets fill scratch space that must be overwritten with it. (Guarded
 // vectors themselves come from internal/guard, shared with vec's tests.)
 var guardBits = math.Float64bits(guard.Junk)
-
-// sameBits reports whether x and y hold the same bits element by element.
-func sameBits(x, y []float64) bool {
-	if len(x) != len(y) {
-		return false
-	}
-	for i := range x {
-		if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
-			return false
-		}
-	}
-	return true
-}

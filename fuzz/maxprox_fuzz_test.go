@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/neadmm/neadmm/internal/guard"
 	"github.com/neadmm/neadmm/neadmm"
 )
 
@@ -74,7 +75,7 @@ func checkMaxProx(t *testing.T, data []byte) {
 	}
 	in := append([]float64(nil), phi...)
 	neadmm.MaxProx(tt, phi, b)
-	if !sameBits(phi, in) {
+	if !guard.SameBits(phi, in) {
 		t.Fatalf("MaxProx modified phi")
 	}
 	if err := maxProxCheck(tt, phi, b); err != nil {

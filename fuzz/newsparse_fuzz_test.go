@@ -7,6 +7,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/neadmm/neadmm/internal/guard"
 	"github.com/neadmm/neadmm/mil"
 )
 
@@ -221,7 +222,7 @@ func (c csr) compare(d *mil.Dataset) error {
 		for p := c.rowptr[i]; p < c.rowptr[i+1]; p++ {
 			want[c.colidx[p]] = c.values[p]
 		}
-		if !sameBits(row, want) {
+		if !guard.SameBits(row, want) {
 			return fmt.Errorf("row %d: %v, want %v", i, row, want)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/neadmm/neadmm/internal/guard"
 	"github.com/neadmm/neadmm/neadmm"
 )
 
@@ -79,13 +80,13 @@ func checkTopKProx(t *testing.T, data []byte) {
 	}
 	in := slices.Clone(phi)
 	neadmm.TopKProx(tt, phi, b, k)
-	if !sameBits(phi, in) {
+	if !guard.SameBits(phi, in) {
 		t.Fatalf("TopKProx modified phi")
 	}
 	if k == n {
 		mt := make([]float64, n)
 		neadmm.MeanProx(mt, phi, b)
-		if !sameBits(mt, tt) && !(allNaN(mt) && allNaN(tt)) {
+		if !guard.SameBits(mt, tt) && !(allNaN(mt) && allNaN(tt)) {
 			t.Fatalf("MeanProx(%v, %v) = %v, TopKProx with k = n %v", phi, b, mt, tt)
 		}
 	}

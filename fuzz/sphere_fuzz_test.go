@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/neadmm/neadmm/internal/guard"
 	"github.com/neadmm/neadmm/neadmm"
 )
 
@@ -78,7 +79,7 @@ func checkSphere(t *testing.T, data []byte) {
 		in := append([]float64(nil), v...)
 		neadmm.SphereProx(in, in, c)
 		what := fmt.Sprintf("%s: SphereProx(v = %v, c = %v)", path, v, c)
-		if !sameBits(w, in) && !allNaN(w, in) {
+		if !guard.SameBits(w, in) && !allNaN(w, in) {
 			t.Errorf("%s: in place %v, not in place %v", what, in, w)
 		}
 		if err := sphereCheck(w, v, c, s); err != nil {

@@ -71,7 +71,7 @@ func checkUntouched(t *testing.T, what string, g *guard.Vec, want []float64) {
 	if err := g.Check(); err != nil {
 		t.Errorf("%s: %v", what, err)
 	}
-	if !sameBits(g.S(), want) {
+	if !guard.SameBits(g.S(), want) {
 		t.Errorf("%s modified its input", what)
 	}
 }
@@ -163,10 +163,10 @@ func checkAxpy(t *testing.T, data []byte) {
 			}
 		}
 		// Inputs that are not the output must be unchanged.
-		if !g.Same(gx) && !sameBits(xs, x) {
+		if !g.Same(gx) && !guard.SameBits(xs, x) {
 			t.Errorf("%s modified x", what)
 		}
-		if !g.Same(gy) && !sameBits(ys, y) {
+		if !g.Same(gy) && !guard.SameBits(ys, y) {
 			t.Errorf("%s modified y", what)
 		}
 		for i, got := range out {
@@ -198,7 +198,7 @@ func checkAxpy(t *testing.T, data []byte) {
 // sameValue reports whether a and b have the same bits, or are both NaN
 // (NaN payloads are not specified).
 // sameValues is sameValue element by element. GradSweep's results are
-// compared with it, not sameBits: when both operands of a product are NaN,
+// compared with it, not guard.SameBits: when both operands of a product are NaN,
 // which payload survives depends on operand order, and Go may commute a
 // product (the fuzzing build's instrumentation changes register allocation
 // and did: FuzzMulVec/504094a9b11e04e2). An entry of x left holding the
@@ -288,7 +288,7 @@ func checkSoftThreshold(t *testing.T, data []byte) {
 		if err := gd.Check(); err != nil {
 			t.Errorf("%s: %v", what, err)
 		}
-		if !inPlace && !sameBits(xs, x) {
+		if !inPlace && !guard.SameBits(xs, x) {
 			t.Errorf("%s modified x", what)
 		}
 		for i, got := range ds {
@@ -304,7 +304,7 @@ func checkSoftThreshold(t *testing.T, data []byte) {
 	// "The same bits on every implementation": NaN payloads included (every
 	// path returns the quieted input NaN).
 	for i := 1; i < len(outs); i++ {
-		if !sameBits(outs[0], outs[i]) {
+		if !guard.SameBits(outs[0], outs[i]) {
 			t.Errorf("SoftThreshold (t = %v): %s %v and %s %v differ in bits", th, names[0], outs[0], names[i], outs[i])
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/cpu"
 
+	"github.com/neadmm/neadmm/internal/guard"
 	"github.com/neadmm/neadmm/internal/vectest"
 	"github.com/neadmm/neadmm/vec"
 )
@@ -122,7 +123,7 @@ func TestMulTransVecSameBitsOnAssembly(t *testing.T) {
 				first = g
 				continue
 			}
-			if !sameBits(g, first) {
+			if !guard.SameBits(g, first) {
 				t.Errorf("%dx%d: %s differs from %s", rows, cols, k.Name(), vec.Implementations()[0].Name())
 			}
 		}

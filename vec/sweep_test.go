@@ -77,7 +77,7 @@ func TestGradSweep(t *testing.T) {
 				})
 				require.Equal(t, rows, next, "%s: rows seen by phi", what)
 				checkGuards(t, what+" (a, x, ax, g)", ga, gx, gax, gg)
-				require.True(t, sameBits(ga.S(), a0) && sameBits(gx.S(), x0), "%s: a or x modified", what)
+				require.True(t, guard.SameBits(ga.S(), a0) && guard.SameBits(gx.S(), x0), "%s: a or x modified", what)
 
 				// The same computation in three steps.
 				wantAx, w, wantG := make([]float64, rows), make([]float64, rows), make([]float64, cols)
@@ -87,7 +87,7 @@ func TestGradSweep(t *testing.T) {
 					w[i] = phi2(i, v)
 				}
 				vec.MulTransVec(wantG, a0, rows, cols, w)
-				if !sameBits(ax, wantAx) || !sameBits(g, wantG) || *loss != *loss2 {
+				if !guard.SameBits(ax, wantAx) || !guard.SameBits(g, wantG) || *loss != *loss2 {
 					t.Fatalf("%s: GradSweep differs from MulVec, phi, MulTransVec:\nax %v\n   %v\ng %v\n  %v\nloss %v %v",
 						what, ax, wantAx, g, wantG, *loss, *loss2)
 				}
@@ -102,18 +102,6 @@ func TestGradSweep(t *testing.T) {
 			}
 		}
 	})
-}
-
-func sameBits(x, y []float64) bool {
-	if len(x) != len(y) {
-		return false
-	}
-	for i := range x {
-		if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // TestGradSweepSpecial checks the documented edge cases: no rows, no

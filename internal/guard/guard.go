@@ -104,3 +104,17 @@ func (g *Vec) Check() error {
 	}
 	return nil
 }
+
+// SameBits reports whether x and y hold the same bits element by element
+// (NaN payloads and signed zeros included).
+func SameBits(x, y []float64) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+			return false
+		}
+	}
+	return true
+}
