@@ -554,6 +554,13 @@ func (s *Solver) column(p *Problem, c int) []float64 {
 // cannot beat floor. With Wolfe's point kept in s.cw, and xc (len(sup))
 // set to the center's direction when the margin is positive.
 func (s *Solver) margin(p *Problem, sup []int, floor float64, res *RecoverResult) float64 {
+	return s.wolfeMargin(p, sup, floor, s.skipOut, res)
+}
+
+// wolfeMargin is margin with the measurements skip(i) left out: Wolfe's
+// algorithm on the slots sup from xs's values, its direction in xc and
+// its cost counted in res and the work.
+func (s *Solver) wolfeMargin(p *Problem, sup []int, floor float64, skip func(int) bool, res *RecoverResult) float64 {
 	q := len(sup)
 	xc := s.xc[:q]
 	for u, c := range sup {
@@ -561,7 +568,7 @@ func (s *Solver) margin(p *Problem, sup []int, floor float64, res *RecoverResult
 	}
 	cw := &s.cw
 	cw.passes = 0
-	cw.load(p.m, q, func(u int) []float64 { return s.column(p, sup[u]) }, p.y, s.skipOut)
+	cw.load(p.m, q, func(u int) []float64 { return s.column(p, sup[u]) }, p.y, skip)
 	mg := cw.solve(xc, q, floor, s.wolfeCap, s.done)
 	s.cancelled = s.cancelled || cw.cancelled
 	res.Margins++
@@ -788,23 +795,10 @@ func (s *Solver) centerSkip(p *Problem, res *RecoverResult) float64 {
 	k := s.op.k
 	ax := s.sp.ax
 	s.op.mul(ax, s.x[:k])
-	q := len(sup)
-	xc := s.xc[:q]
-	for u, c := range sup {
-		xc[u] = s.x[c]
-	}
-	cw := &s.cw
-	cw.passes = 0
-	cw.load(p.m, q, func(u int) []float64 { return s.column(p, sup[u]) }, p.y,
-		func(i int) bool { return s.out[i] || sign(ax[i]) != p.y[i] })
-	mg := cw.solve(xc, q, 0, s.wolfeCap, s.done)
-	s.cancelled = s.cancelled || cw.cancelled
-	res.Margins++
-	res.WolfeIterations += cw.passes - 1
-	s.ws.work += float64(cw.passes*q) / float64(p.n)
+	mg := s.wolfeMargin(p, sup, 0, func(i int) bool { return s.out[i] || sign(ax[i]) != p.y[i] }, res)
 	if mg > 0 && !s.cancelled {
 		for u, c := range sup {
-			s.x[c] = xc[u]
+			s.x[c] = s.xc[u]
 		}
 	}
 	return mg
