@@ -469,14 +469,7 @@ func (s *Solver) export(x []float64) {
 	if vec.Nrm2(src) == 0 {
 		src = s.w[:k]
 	}
-	if s.op.full {
-		copy(x, src)
-		return
-	}
-	clear(x)
-	for c, j := range s.ws.idx {
-		x[j] = src[c]
-	}
+	s.unslot(x, src)
 }
 
 // normalize scales x to unit norm and reports whether it could: it leaves
