@@ -176,3 +176,22 @@ func (s *source) floats(n int) []float64 {
 // targets fill scratch space that must be overwritten with it. (Guarded
 // vectors themselves come from internal/guard, shared with vec's tests.)
 var guardBits = math.Float64bits(guard.Junk)
+
+// proxLen decodes the length byte of the prox targets: 1..16 from b%16
+// below 224, else 17, 19, ..., 79.
+func proxLen(b byte) int {
+	if b >= 224 {
+		return 17 + (int(b)-224)*2
+	}
+	return 1 + int(b)%16
+}
+
+// coarsen rounds phi (in place) and b to multiples of 2^(scale+3), so
+// that ties abound, and returns the rounded b.
+func coarsen(phi []float64, b float64, scale int) float64 {
+	q := math.Ldexp(1, scale+3)
+	for j, x := range phi {
+		phi[j] = math.Round(x/q) * q
+	}
+	return math.Round(b/q) * q
+}

@@ -45,22 +45,14 @@ func FuzzTopKProx(f *testing.F) {
 
 func checkTopKProx(t *testing.T, data []byte) {
 	s := newSource(data)
-	nbyte := int(s.byte())
-	n := 1 + nbyte%16
-	if nbyte >= 224 {
-		n = 17 + (nbyte-224)*2
-	}
+	n := proxLen(s.byte())
 	k := 1 + int(s.byte())%n
 	flags := s.byte()
 	s.setScale()
 	b := s.float()
 	phi := s.floats(n)
 	if flags&1 != 0 {
-		q := math.Ldexp(1, s.scale+3)
-		for j, x := range phi {
-			phi[j] = math.Round(x/q) * q
-		}
-		b = math.Round(b/q) * q
+		b = coarsen(phi, b, s.scale)
 	}
 	if flags&2 != 0 && !math.IsNaN(b) {
 		desc := slices.Clone(phi)
