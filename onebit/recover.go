@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/neadmm/neadmm/internal/buf"
 	"github.com/neadmm/neadmm/internal/num"
 	"github.com/neadmm/neadmm/neadmm"
 	"github.com/neadmm/neadmm/vec"
@@ -105,6 +106,18 @@ type RecoverOptions struct {
 	// WorkingSet runs every stage on a working set of coordinates (see
 	// Options.WorkingSet), kept from stage to stage.
 	WorkingSet bool
+	// Regress also fits the signs by least squares on a greedily grown
+	// support (orthogonal matching pursuit on y, stopped by the risk
+	// inflation criterion) and keeps that fit instead of the estimate of
+	// the steps above when it describes the signs more briefly: fewer
+	// nats for its support, its values and the signs it violates
+	// (RecoverResult.Regressed). A consistent estimate fits flipped signs
+	// with extra coordinates; the regression does not try, and with 3-10%
+	// of the signs flipped it was 1.5-5 times more accurate than the
+	// consistent estimate (see the package documentation). Without flips
+	// the consistent estimate is shorter and is kept. It costs about one
+	// product with Phi^T per coordinate of its support.
+	Regress bool
 }
 
 // supportSlack is added to the growth allowed by SupportGrowth, so that
@@ -138,6 +151,7 @@ func DefaultRecoverOptions() RecoverOptions {
 		Swap:          true,
 		Center:        true,
 		WorkingSet:    true,
+		Regress:       true,
 	}
 }
 
@@ -227,6 +241,9 @@ type RecoverResult struct {
 	// fraction of measurements inconsistent with it.
 	Support int
 	Hamming float64
+	// Regressed reports that the sign regression's fit replaced the
+	// consistent estimate (see RecoverOptions.Regress).
+	Regressed bool
 }
 
 // Recover estimates a sparse direction from p's signs without knowing its
@@ -359,12 +376,26 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 		}
 	}
 	bad := s.mismatches(p, x)
-	res.Hamming = float64(bad) / float64(p.m)
 	for _, v := range x {
 		if v != 0 {
 			res.Support++
 		}
 	}
+	if opt.Regress {
+		xr := buf.Grow(s.rw.x, p.n)
+		s.rw.x = xr
+		k, v, ok := s.regress(ctx, p, xr)
+		if !ok {
+			return res, fmt.Errorf("onebit: Recover cancelled in the sign regression: %w", ctx.Err())
+		}
+		// k = 0 (no column explains the signs) or a fit violating most
+		// signs is no candidate (flipping all signs is cheap to describe).
+		if k > 0 && 2*v < p.m && description(p.n, p.m, k, v) < description(p.n, p.m, res.Support, bad) {
+			copy(x, xr)
+			res.Support, bad, res.Regressed = k, v, true
+		}
+	}
+	res.Hamming = float64(bad) / float64(p.m)
 	if s.op == &s.ws {
 		res.WorkingSet = s.ws.k
 	}

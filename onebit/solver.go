@@ -220,6 +220,7 @@ type Solver struct {
 	save       []float64 // 2N: x and w before a continuation stage
 	saveDual   []float64 // 1+N: the dual before it
 	cw         centerWork
+	rw         regressWork
 	wolfeCap   int             // major cycles per margin computation
 	capPrev    float64         // the last stage's loss cap (Recover)
 	done       <-chan struct{} // the search's ctx.Done()

@@ -1,0 +1,162 @@
+package onebit
+
+import (
+	"context"
+	"math"
+	"slices"
+
+	"github.com/neadmm/neadmm/internal/buf"
+	"github.com/neadmm/neadmm/vec"
+)
+
+// regressMaxSupport caps the support of the sign regression (see
+// RecoverOptions.Regress); it is also capped at M/4 and N. The RIC stop
+// ends it near the signal's sparsity (2-20 coordinates for K = 10 and 20
+// on the instances measured), well below the cap.
+const regressMaxSupport = 256
+
+// regressWork is the workspace of the sign regression.
+type regressWork struct {
+	q      []float64 // M x cap: orthonormal columns, column t at q[t*M:]
+	r      []float64 // cap x cap: R of the QR factors, column t at r[t*cap:]
+	z, cn  []float64 // cap: coefficients; N: squared column norms
+	res, g []float64 // M: residual; N: Phi^T residual
+	ax     []float64 // M: Phi x of the fit
+	x      []float64 // N: the fit
+	sel    []int     // the support chosen, in order
+}
+
+// regress fits the signs y by least squares on a support grown greedily
+// (orthogonal matching pursuit on the signs: the column most correlated
+// with the residual joins while the drop in M log(RSS) exceeds the risk
+// inflation criterion's 2 log N), and writes the unit-norm fit into x. It
+// returns the support's size and the number of measurements the fit
+// violates, or ok = false if the context was cancelled. For Gaussian rows
+// E[y_i a_i] is proportional to the signal whatever the flips (Plan and
+// Vershynin's observation), so the fit degrades gracefully with flipped
+// signs, where a consistent estimate fits them.
+func (s *Solver) regress(ctx context.Context, p *Problem, x []float64) (support, violated int, ok bool) {
+	m, n := p.m, p.n
+	capS := min(regressMaxSupport, n, max(1, m/4))
+	rw := &s.rw
+	rw.q = buf.Grow(rw.q, m*capS)
+	rw.r = buf.Grow(rw.r, capS*capS)
+	rw.z = buf.Grow(rw.z, capS)
+	rw.cn = buf.Grow(rw.cn, n)
+	rw.res = buf.Grow(rw.res, m)
+	rw.g = buf.Grow(rw.g, n)
+	rw.ax = buf.Grow(rw.ax, m)
+	if cap(rw.sel) < capS {
+		rw.sel = make([]int, 0, capS)
+	}
+	sel := rw.sel[:0]
+	cn := rw.cn
+	clear(cn)
+	for i := range m {
+		for j, v := range p.phi[i*n : (i+1)*n] {
+			cn[j] += v * v
+		}
+	}
+	s.full.work++ // one pass over Phi
+	res := rw.res
+	copy(res, p.y)
+	rss := vec.Dot(res, res)
+	penalty := 2 * math.Log(float64(n))
+	for len(sel) < capS {
+		if ctx.Err() != nil {
+			return 0, 0, false
+		}
+		s.full.mulT(rw.g, res)
+		jb, gb := -1, 0.0
+		for j, v := range rw.g {
+			if cn[j] > 0 && v*v > gb*cn[j] && !slices.Contains(sel, j) {
+				jb, gb = j, v*v/cn[j]
+			}
+		}
+		if jb < 0 {
+			break
+		}
+		t := len(sel)
+		q := rw.q[t*m : (t+1)*m]
+		rc := rw.r[t*capS : (t+1)*capS]
+		for i := range q {
+			q[i] = p.phi[i*n+jb]
+		}
+		// Modified Gram-Schmidt twice (the columns may be nearly
+		// dependent); R accumulates both passes.
+		clear(rc[:t+1])
+		for range 2 {
+			for u := range t {
+				qu := rw.q[u*m : (u+1)*m]
+				c := vec.Dot(qu, q)
+				rc[u] += c
+				vec.Axpy(-c, qu, q)
+			}
+		}
+		nq := vec.Nrm2(q)
+		if !(nq > 1e-10*math.Sqrt(cn[jb])) {
+			break // dependent on the columns chosen
+		}
+		vec.Scal(1/nq, q)
+		rc[t] = nq
+		c := vec.Dot(q, res)
+		next := rss - c*c
+		if !(next > 0) || float64(m)*math.Log(rss/next) < penalty {
+			break
+		}
+		vec.Axpy(-c, q, res)
+		rss = next
+		sel = append(sel, jb)
+	}
+	rw.sel = sel
+	// z = R^{-1} Q^T y by back substitution.
+	k := len(sel)
+	z := rw.z[:k]
+	for t := range k {
+		z[t] = vec.Dot(rw.q[t*m:(t+1)*m], p.y)
+	}
+	for t := k - 1; t >= 0; t-- {
+		v := z[t]
+		for u := t + 1; u < k; u++ {
+			v -= rw.r[u*capS+t] * z[u]
+		}
+		z[t] = v / rw.r[t*capS+t]
+	}
+	clear(x)
+	for t, j := range sel {
+		x[j] = z[t]
+	}
+	if !normalize(x) {
+		return 0, m, true
+	}
+	// The fit's violations: Phi x = Q R z, on the support's columns.
+	ax := rw.ax
+	clear(ax)
+	for _, j := range sel {
+		col := s.colBuf[:m]
+		for i := range col {
+			col[i] = p.phi[i*n+j]
+		}
+		vec.Axpy(x[j], col, ax)
+	}
+	s.full.work += float64(k) / float64(n)
+	return k, mismatches(ax, p.y), true
+}
+
+// description returns the length in nats of a two-part code of the signs
+// y by an estimate with support s that violates v of the M signs: which
+// s of the N coordinates, their values to the precision M measurements
+// resolve (log M / 2 each), and which v signs to flip. Recover keeps the
+// estimate with the shorter description (minimum description length),
+// which knows neither K nor the fraction of flipped signs.
+func description(n, m, s, v int) float64 {
+	return logChoose(n, s) + 0.5*float64(s)*math.Log(float64(m)) + logChoose(m, v)
+}
+
+// logChoose returns log(n choose k).
+func logChoose(n, k int) float64 {
+	a, _ := math.Lgamma(float64(n + 1))
+	b, _ := math.Lgamma(float64(k + 1))
+	c, _ := math.Lgamma(float64(n - k + 1))
+	return a - b - c
+}
