@@ -30,6 +30,7 @@ type centerWork struct {
 	alpha  []float64 // affine minimizer's weights
 	sys    []float64 // (q+1)^2 system of the affine minimizer
 	rhs    []float64
+	dots   []float64 // M: <b_i, point> of every row
 	p, d   []float64 // current point (s), scratch (s)
 	passes int       // passes over b (load and major cycles), for the cost
 	// cancelled reports that the last solve stopped because done was
@@ -99,9 +100,15 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 	cw.lam = cw.lam[:0]
 	b := func(i int) []float64 { return cw.b[i*s : (i+1)*s] }
 	// Start from the row closest to the current estimate's direction.
+	// The products with all rows in one call to the row kernels (MulVec),
+	// which serve four rows per load of the point.
+	bm := cw.b[:n*s]
+	cw.dots = buf.Grow(cw.dots, n)
+	dots := cw.dots
+	vec.MulVec(dots, bm, n, s, x)
 	i0, best := 0, math.Inf(-1)
-	for i := 0; i < n; i++ {
-		if v := dotShort(b(i), x); v > best {
+	for i, v := range dots {
+		if v > best {
 			i0, best = i, v
 		}
 	}
@@ -125,8 +132,9 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 		// Major cycle: the point minimizing <p, b_j>.
 		cw.passes++
 		j, mj := -1, math.Inf(1)
-		for i := 0; i < n; i++ {
-			if v := dotShort(b(i), cw.p); v < mj {
+		vec.MulVec(dots, bm, n, s, cw.p)
+		for i, v := range dots {
+			if v < mj {
 				j, mj = i, v
 			}
 		}
@@ -187,8 +195,9 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 		return 0
 	}
 	margin := math.Inf(1)
-	for i := 0; i < n; i++ {
-		margin = min(margin, dotShort(b(i), cw.p)/np)
+	vec.MulVec(dots, bm, n, s, cw.p)
+	for _, v := range dots {
+		margin = min(margin, v/np)
 	}
 	if margin <= 0 {
 		return margin

@@ -40,6 +40,13 @@ type RecoverOptions struct {
 	EpsAbs, EpsRel float64
 	InnerMaxIter   int
 	InnerTol       float64
+	// InnerRel is Options.InnerRel for the continuation stages; the
+	// reweighting rounds, which settle the final support, solve their
+	// x-updates to InnerTol. Measured on N = 1000, M/N = 0.25-2 (K = 10
+	// and 20, 20 instances each): 0.01 cut Recover's products by 22-28% at
+	// the same accuracy; 0.03 cut them by about half but lost accuracy at
+	// M/N = 0.5 with K = 20 (0.056 against 0.044).
+	InnerRel float64
 	// Reweight is the number of reweighted-L1 rounds after the
 	// continuation (>= 0): each solves again at LambdaMax with the L1 term
 	// sum_j |x_j| / (|x_j|/max|x| + ReweightEps) from the current x, which
@@ -141,6 +148,7 @@ func DefaultRecoverOptions() RecoverOptions {
 		EpsRel:        1e-2,
 		InnerMaxIter:  200,
 		InnerTol:      1e-6,
+		InnerRel:      0.01,
 		Reweight:      4,
 		ReweightEps:   0.01,
 		SupportGrowth: 3,
@@ -199,7 +207,7 @@ func (o *RecoverOptions) stage(lambda, scale float64) Options {
 	return Options{
 		Lambda: lambda * scale, Rho: o.RhoScale * math.Pow(lambda, o.RhoPower), Policy: neadmm.RhoFixed,
 		MaxIter: o.StageIter, EpsAbs: o.EpsAbs, EpsRel: o.EpsRel,
-		InnerMaxIter: o.InnerMaxIter, InnerTol: o.InnerTol, WorkingSet: o.WorkingSet,
+		InnerMaxIter: o.InnerMaxIter, InnerTol: o.InnerTol, InnerRel: o.InnerRel, WorkingSet: o.WorkingSet,
 	}
 }
 
@@ -306,7 +314,11 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 	s.noFull, s.overflow = opt.SupportGrowth > 0, false
 	stage := func(lambda float64, weighted bool, wOff float64) error {
 		s.sp.cap = s.capDepth(p, opt.Cap)
-		r, err := s.stage(ctx, p, opt.stage(lambda, scale), weighted, wOff)
+		so := opt.stage(lambda, scale)
+		if weighted {
+			so.InnerRel = 0
+		}
+		r, err := s.stage(ctx, p, so, weighted, wOff)
 		res.Stages++
 		res.Iterations += r.Iterations
 		res.InnerIterations += r.InnerIterations
@@ -489,6 +501,7 @@ const (
 	// ones (flipped signs fitted by many coordinates) go to the center.
 	searchMaxSupport = 32
 	swapCandidates   = 3
+	searchPositions  = 6
 	swapMaxRounds    = 16
 )
 
@@ -709,7 +722,8 @@ func (s *Solver) refit(p *Problem, res *RecoverResult) {
 }
 
 // prune drops, one at a time, the coordinate whose removal leaves the
-// largest positive margin (see RecoverOptions.Prune).
+// largest positive margin (see RecoverOptions.Prune), trying the
+// searchPositions smallest coordinates.
 func (s *Solver) prune(p *Problem, res *RecoverResult) {
 	for !s.cancelled {
 		sup := s.support()
@@ -719,7 +733,7 @@ func (s *Solver) prune(p *Problem, res *RecoverResult) {
 		}
 		trial := s.trial[:q-1]
 		bestT, bestM := -1, 0.0
-		for t := range sup {
+		for _, t := range s.smallest(sup) {
 			copy(trial, sup[:t])
 			copy(trial[t:], sup[t+1:])
 			if mg := s.margin(p, trial, bestM, res); mg > bestM {
@@ -732,6 +746,27 @@ func (s *Solver) prune(p *Problem, res *RecoverResult) {
 		s.x[sup[bestT]] = 0
 		res.Pruned++
 	}
+}
+
+// smallest returns the positions in sup of its searchPositions
+// coordinates of smallest magnitude (all of them for short supports), in
+// increasing order of magnitude: the ones that prune and swap try. A
+// large coordinate carries much of the direction; removing it leaves the
+// signs inseparable, and proving that costs a margin computation that
+// runs to its cap.
+func (s *Solver) smallest(sup []int) []int {
+	pos := s.pos[:0]
+	for t := range sup { // insertion sort: supports are short here
+		v := math.Abs(s.x[sup[t]])
+		u := len(pos)
+		pos = append(pos, t)
+		for ; u > 0 && math.Abs(s.x[sup[pos[u-1]]]) > v; u-- {
+			pos[u] = pos[u-1]
+		}
+		pos[u] = t
+	}
+	s.pos = pos
+	return pos[:min(len(pos), searchPositions)]
 }
 
 // swap exchanges a support coordinate for one outside while the margin
@@ -763,7 +798,7 @@ func (s *Solver) swap(p *Problem, res *RecoverResult) {
 		trial := s.trial[:q]
 		best, bc, bt := mu, -1, -1
 		for _, c := range cands {
-			for t := range sup {
+			for _, t := range s.smallest(sup) {
 				copy(trial, sup)
 				trial[t] = c
 				s.x[c] = s.x[sup[t]] // Wolfe's start

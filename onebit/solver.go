@@ -66,6 +66,12 @@ type Options struct {
 	// InnerTol stops FISTA when a step changes x by at most InnerTol
 	// relative to max(1, ||x||); finite and >= 0.
 	InnerTol float64
+	// InnerRel, if > 0, makes the x-updates inexact while the outer
+	// iterations still move far: each x-update after the first stops
+	// FISTA at max(InnerTol, InnerRel*d), d the distance the previous
+	// x-update moved x; near convergence d, and with it the tolerance,
+	// shrinks to InnerTol. Finite and >= 0; 0 is InnerTol throughout.
+	InnerRel float64
 	// Start is the starting point.
 	Start Start
 	// Seed seeds the random start (StartRandom only).
@@ -138,6 +144,8 @@ func (o *Options) check() error {
 		return fmt.Errorf("%w: MaxIter = %d, InnerMaxIter = %d, want both > 0", ErrBadInput, o.MaxIter, o.InnerMaxIter)
 	case !(o.InnerTol >= 0) || !num.Finite(o.InnerTol):
 		return fmt.Errorf("%w: InnerTol = %g, want finite and >= 0", ErrBadInput, o.InnerTol)
+	case !(o.InnerRel >= 0) || !num.Finite(o.InnerRel):
+		return fmt.Errorf("%w: InnerRel = %g, want finite and >= 0", ErrBadInput, o.InnerRel)
 	case !(o.EpsAbs >= 0 && o.EpsRel >= 0) || !num.Finite(o.EpsAbs) || !num.Finite(o.EpsRel):
 		return fmt.Errorf("%w: EpsAbs, EpsRel = %g, %g, want finite and >= 0", ErrBadInput, o.EpsAbs, o.EpsRel)
 	case o.Start < StartBackprojection || o.Start > StartGiven:
@@ -230,6 +238,7 @@ type Solver struct {
 	skipOut    func(i int) bool
 	out        []bool    // M: measurements left out as outliers
 	sup, trial []int     // support slots, and a trial support
+	pos        []int     // positions in a support (prune, swap)
 	cands      []int     // candidates of the search
 	xc, colBuf []float64 // N: a center's direction; M: a column
 }
@@ -260,6 +269,7 @@ func (s *Solver) resize(p *Problem) {
 	s.xc = buf.Grow(s.xc, p.n)
 	s.colBuf = buf.Grow(s.colBuf, p.m)
 	s.trial = growInts(s.trial, p.n)
+	s.pos = growInts(s.pos, p.n)
 	if s.skipOut == nil {
 		s.skipOut = func(i int) bool { return s.out[i] }
 	}
@@ -598,6 +608,7 @@ func (s *Solver) run(ctx context.Context, p *Problem, opt Options, weighted bool
 		sp.norm2 = s.wsNorm2
 	}
 	sp.fopt = neadmm.FISTAOptions{L: 1, Tol: opt.InnerTol, MaxIter: opt.InnerMaxIter}
+	sp.innerTol, sp.innerRel, sp.lastMove = opt.InnerTol, opt.InnerRel, 0
 	sp.inner = 0
 	var prob neadmm.Problem = sp
 	er, err := s.admm.Solve(ctx, prob, s.x[:k], s.w[:k], s.dual[:1+k], opt.engine())

@@ -44,6 +44,11 @@ type splitting struct {
 	viol     []int     // the violated rows, listed by loss (M)
 	residual func(i int, axi float64) float64
 	inner    int // FISTA steps taken in this solve
+	// innerTol is the FISTA tolerance asked; with innerRel > 0 each
+	// x-update uses max(innerTol, innerRel*lastMove), lastMove being how
+	// far the previous x-update moved x.
+	innerTol, innerRel, lastMove float64
+	xPrev                        []float64 // k: x before the x-update
 
 	ctx context.Context // the engine's, from Start
 }
@@ -51,6 +56,7 @@ type splitting struct {
 func (s *splitting) resize(m, n int) {
 	s.c = buf.Grow(s.c, n)
 	s.v = buf.Grow(s.v, n)
+	s.xPrev = buf.Grow(s.xPrev, n)
 	s.ax = buf.Grow(s.ax, m)
 	s.r = buf.Grow(s.r, m)
 	s.viol = growInts(s.viol, m)
@@ -70,8 +76,19 @@ func (s *splitting) UpdateX1(x, w, y []float64, rho float64) error {
 	k := len(x)
 	vec.AddScaledTo(s.c[:k], w, 1/rho, y[1:])
 	s.fopt.L = s.lambda*s.norm2 + rho
+	s.fopt.Tol = s.innerTol
+	if s.innerRel > 0 {
+		if s.lastMove > 0 {
+			s.fopt.Tol = max(s.innerTol, s.innerRel*s.lastMove)
+		}
+		copy(s.xPrev[:k], x)
+	}
 	res, err := s.fista.Solve(s.ctx, s, x, s.fopt)
 	s.inner += res.Iterations
+	if s.innerRel > 0 {
+		vec.AddScaledTo(s.xPrev[:k], x, -1, s.xPrev[:k])
+		s.lastMove = vec.Nrm2(s.xPrev[:k])
+	}
 	return err
 }
 
