@@ -112,6 +112,9 @@ type OnebitRecPoint struct {
 	Passive Stat `json:"passive_error"`
 	// Wins counts the seeds where neADMM's error is at most BIHT's.
 	Wins int `json:"neadmm_wins"`
+	// Regressed counts the seeds where Recover kept its sign regression
+	// (onebit.RecoverResult.Regressed).
+	Regressed int `json:"neadmm_regressed"`
 	// Support sizes and Hamming errors (fractions).
 	NeADMMSupport Stat    `json:"neadmm_support"`
 	NeADMMHamming float64 `json:"neadmm_hamming"`
@@ -639,6 +642,7 @@ func genInstance(f recFamily, m, n int, flip float64, seed uint64) (*recInstance
 type recRun struct {
 	errADMM, errBIHT, errPassive float64
 	support                      int
+	regressed                    bool
 	hamADMM, hamBIHT             float64
 	cpuADMM, cpuBIHT             float64
 	workADMM, workBIHT           float64
@@ -659,7 +663,7 @@ func runRecInstance(ctx context.Context, s *onebit.Solver, in *recInstance, m, n
 	if err != nil {
 		return r, err
 	}
-	r.workADMM, r.support, r.hamADMM = rr.Work, rr.Support, rr.Hamming
+	r.workADMM, r.support, r.hamADMM, r.regressed = rr.Work, rr.Support, rr.Hamming, rr.Regressed
 	r.errADMM = onebit.AngularError(in.x, x)
 	t0 = threadCPU()
 	br, err := onebit.BIHT(ctx, p, x, onebit.BIHTOptions{K: k, MaxIter: onebit.DefaultBIHTMaxIter})
@@ -701,7 +705,7 @@ func runRecSetting(ctx context.Context, env *Env, rc *OnebitRecovery, st *Onebit
 	tab := &Table{
 		Title: fmt.Sprintf("Recovery vs M/N, %s, N = %d, K = %d, %g%% of the signs flipped", st.Family, rc.N, st.K, 100*st.Flip),
 		Columns: []string{"M/N", "M", "Recover (K unknown)", "BIHT (K known)", "passive", "Recover ≤ BIHT",
-			"support", "Recover CPU ms", "BIHT CPU ms", "CPU ratio", "products Recover/BIHT"},
+			"regression kept", "support", "Recover CPU ms", "BIHT CPU ms", "CPU ratio", "products Recover/BIHT"},
 		Note: "Errors: mean ± std; support: mean ± std; CPU times: medians per instance (the solving thread's CPU clock); " +
 			"CPU ratio: median of the per-instance ratios (and the ratio of the means); products: medians of Result.Work, " +
 			"the cost in products with the whole of Φ.",
@@ -749,11 +753,14 @@ func runRecSetting(ctx context.Context, env *Env, rc *OnebitRecovery, st *Onebit
 			if r.errADMM <= r.errBIHT {
 				pt.Wins++
 			}
+			if r.regressed {
+				pt.Regressed++
+			}
 		}
 		st.Points = append(st.Points, pt)
 		pm := func(s Stat) string { return FmtSig(s.Mean, 3) + " ± " + FmtSig(s.Std, 2) }
 		tab.Add(FmtSig(ratio, 3), itoa(m), pm(pt.NeADMM), pm(pt.BIHT), pm(pt.Passive),
-			fmt.Sprintf("%d/%d", pt.Wins, rc.Seeds), pm(pt.NeADMMSupport),
+			fmt.Sprintf("%d/%d", pt.Wins, rc.Seeds), fmt.Sprintf("%d/%d", pt.Regressed, rc.Seeds), pm(pt.NeADMMSupport),
 			FmtSig(pt.NeADMMCPUMs.Median, 3), FmtSig(pt.BIHTCPUMs.Median, 3),
 			FmtSig(pt.CPURatio.Median, 3)+" ("+FmtSig(pt.NeADMMCPUMs.Mean/pt.BIHTCPUMs.Mean, 3)+")",
 			FmtSig(pt.NeADMMWork.Median, 3)+" / "+FmtSig(pt.BIHTWork.Median, 3))
