@@ -1,9 +1,12 @@
 package onebit
 
 import (
+	"context"
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/neadmm/neadmm/vec"
 )
 
 func TestHardThreshold(t *testing.T) {
@@ -46,3 +49,78 @@ func TestSign(t *testing.T) {
 }
 
 func nan() float64 { return math.NaN() }
+
+// TestRegress checks the sign regression on its own: without flips and
+// with many measurements it finds the support exactly (the RIC stop adds
+// no noise column), and its fit is the least-squares one on that support.
+func TestRegress(t *testing.T) {
+	in, err := Generate(GenOptions{M: 2000, N: 100, K: 4, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := in.Problem()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Solver
+	s.resize(p)
+	x := make([]float64, 100)
+	k, v, ok := s.regress(t.Context(), p, x)
+	if !ok || k != 4 {
+		t.Fatalf("regress: support %d (ok %v), want 4", k, ok)
+	}
+	for j := range x {
+		if (x[j] != 0) != (in.X[j] != 0) {
+			t.Errorf("coordinate %d: fit %g, truth %g", j, x[j], in.X[j])
+		}
+	}
+	if e := AngularError(in.X, x); e > 0.05 {
+		t.Errorf("error %g, want < 0.05", e)
+	}
+	if got := p.Hamming(x); math.Abs(got-float64(v)/2000) > 1e-15 {
+		t.Errorf("violations %d, Hamming %g", v, got)
+	}
+	// Least squares: the residual y - Phi x*c is orthogonal to the
+	// support's columns for the scale c that minimizes it.
+	ax := make([]float64, 2000)
+	vec.MulVec(ax, p.phi, 2000, 100, x)
+	c := dotSlices(ax, p.y) / dotSlices(ax, ax)
+	for j := range x {
+		if x[j] == 0 {
+			continue
+		}
+		g := 0.0
+		for i := range 2000 {
+			g += p.phi[i*100+j] * (p.y[i] - c*ax[i])
+		}
+		if math.Abs(g) > 1e-8*2000 {
+			t.Errorf("column %d: residual correlation %g, want ~0", j, g)
+		}
+	}
+	// Cancelled: no fit.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, _, ok := s.regress(ctx, p, x); ok {
+		t.Error("regress ignored a cancelled context")
+	}
+}
+
+func TestDescription(t *testing.T) {
+	// log C(n, 0) = log C(n, n) = 0, log C(5, 2) = log 10.
+	if logChoose(7, 0) != 0 || math.Abs(logChoose(7, 7)) > 1e-12 || math.Abs(logChoose(5, 2)-math.Log(10)) > 1e-12 {
+		t.Error("logChoose")
+	}
+	// More violations or more coordinates cost more (below half of each).
+	if !(description(1000, 500, 10, 5) > description(1000, 500, 10, 0)) ||
+		!(description(1000, 500, 12, 0) > description(1000, 500, 10, 0)) {
+		t.Error("description is not increasing")
+	}
+}
+
+func dotSlices(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}

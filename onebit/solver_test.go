@@ -225,6 +225,8 @@ func TestSolveErrors(t *testing.T) {
 		{"MaxIter 0", func(o *onebit.Options) { o.MaxIter = 0 }, nil},
 		{"InnerMaxIter 0", func(o *onebit.Options) { o.InnerMaxIter = 0 }, nil},
 		{"InnerTol < 0", func(o *onebit.Options) { o.InnerTol = -1 }, nil},
+		{"InnerRel < 0", func(o *onebit.Options) { o.InnerRel = -1 }, nil},
+		{"InnerRel NaN", func(o *onebit.Options) { o.InnerRel = nan }, nil},
 		{"Start", func(o *onebit.Options) { o.Start = 9 }, nil},
 		{"EpsAbs < 0", func(o *onebit.Options) { o.EpsAbs = -1 }, nil},
 		{"EpsRel Inf", func(o *onebit.Options) { o.EpsRel = math.Inf(1) }, nil},
