@@ -15,6 +15,10 @@ import (
 // on the instances measured), well below the cap.
 const regressMaxSupport = 256
 
+// regressBatch is the number of columns the sign regression considers per
+// product with Phi^T (see regress).
+const regressBatch = 4
+
 // regressWork is the workspace of the sign regression.
 type regressWork struct {
 	q      []float64 // M x cap: orthonormal columns, column t at q[t*M:]
@@ -24,6 +28,8 @@ type regressWork struct {
 	ax     []float64 // M: Phi x of the fit
 	x      []float64 // N: the fit
 	sel    []int     // the support chosen, in order
+	top    []int     // a batch of candidates (regressBatch)
+	score  [regressBatch]float64
 }
 
 // regress fits the signs y by least squares on a support grown greedily
@@ -49,6 +55,9 @@ func (s *Solver) regress(ctx context.Context, p *Problem, x []float64) (support,
 	if cap(rw.sel) < capS {
 		rw.sel = make([]int, 0, capS)
 	}
+	if rw.top == nil {
+		rw.top = make([]int, 0, regressBatch)
+	}
 	sel := rw.sel[:0]
 	cn := rw.cn
 	clear(cn)
@@ -67,46 +76,46 @@ func (s *Solver) regress(ctx context.Context, p *Problem, x []float64) (support,
 			return 0, 0, false
 		}
 		s.full.mulT(rw.g, res)
-		jb, gb := -1, 0.0
+		// The regressBatch columns most correlated with the residual, best
+		// first; each joins in turn if it still passes the test against
+		// the residual left by the ones before it (the columns of a random
+		// Phi are nearly orthogonal, so one product serves several). The
+		// fresh best failing ends the regression.
+		top := rw.top[:0]
 		for j, v := range rw.g {
-			if cn[j] > 0 && v*v > gb*cn[j] && !slices.Contains(sel, j) {
-				jb, gb = j, v*v/cn[j]
+			if cn[j] == 0 || slices.Contains(sel, j) {
+				continue
 			}
+			sc := v * v / cn[j]
+			u := len(top)
+			if u == regressBatch {
+				if sc <= rw.score[u-1] {
+					continue
+				}
+				u--
+			} else {
+				top = append(top, 0)
+			}
+			for ; u > 0 && rw.score[u-1] < sc; u-- {
+				top[u], rw.score[u] = top[u-1], rw.score[u-1]
+			}
+			top[u], rw.score[u] = j, sc
 		}
-		if jb < 0 {
+		rw.top = top
+		if len(top) == 0 {
 			break
 		}
-		t := len(sel)
-		q := rw.q[t*m : (t+1)*m]
-		rc := rw.r[t*capS : (t+1)*capS]
-		for i := range q {
-			q[i] = p.phi[i*n+jb]
-		}
-		// Modified Gram-Schmidt twice (the columns may be nearly
-		// dependent); R accumulates both passes.
-		clear(rc[:t+1])
-		for range 2 {
-			for u := range t {
-				qu := rw.q[u*m : (u+1)*m]
-				c := vec.Dot(qu, q)
-				rc[u] += c
-				vec.Axpy(-c, qu, q)
+		joined := 0
+		for _, jb := range top {
+			if len(sel) == capS || !s.join(p, jb, len(sel), capS, &rss, penalty) {
+				break
 			}
+			sel = append(sel, jb)
+			joined++
 		}
-		nq := vec.Nrm2(q)
-		if !(nq > 1e-10*math.Sqrt(cn[jb])) {
-			break // dependent on the columns chosen
-		}
-		vec.Scal(1/nq, q)
-		rc[t] = nq
-		c := vec.Dot(q, res)
-		next := rss - c*c
-		if !(next > 0) || float64(m)*math.Log(rss/next) < penalty {
+		if joined == 0 {
 			break
 		}
-		vec.Axpy(-c, q, res)
-		rss = next
-		sel = append(sel, jb)
 	}
 	rw.sel = sel
 	// z = R^{-1} Q^T y by back substitution.
@@ -141,6 +150,45 @@ func (s *Solver) regress(ctx context.Context, p *Problem, x []float64) (support,
 	}
 	s.full.work += float64(k) / float64(n)
 	return k, mismatches(ax, p.y), true
+}
+
+// join orthogonalizes column j of Phi against the t columns chosen (into
+// slot t of the QR factors) and, if the drop it brings to the residual's
+// squared norm *rss passes the risk inflation criterion, takes it out of
+// the residual, updates *rss and reports true.
+func (s *Solver) join(p *Problem, j, t, capS int, rss *float64, penalty float64) bool {
+	m, n := p.m, p.n
+	rw := &s.rw
+	q := rw.q[t*m : (t+1)*m]
+	rc := rw.r[t*capS : (t+1)*capS]
+	for i := range q {
+		q[i] = p.phi[i*n+j]
+	}
+	// Modified Gram-Schmidt twice (the columns may be nearly dependent);
+	// R accumulates both passes.
+	clear(rc[:t+1])
+	for range 2 {
+		for u := range t {
+			qu := rw.q[u*m : (u+1)*m]
+			c := vec.Dot(qu, q)
+			rc[u] += c
+			vec.Axpy(-c, qu, q)
+		}
+	}
+	nq := vec.Nrm2(q)
+	if !(nq > 1e-10*math.Sqrt(rw.cn[j])) {
+		return false // dependent on the columns chosen
+	}
+	vec.Scal(1/nq, q)
+	rc[t] = nq
+	c := vec.Dot(q, rw.res)
+	next := *rss - c*c
+	if !(next > 0) || float64(m)*math.Log(*rss/next) < penalty {
+		return false
+	}
+	vec.Axpy(-c, q, rw.res)
+	*rss = next
+	return true
 }
 
 // description returns the length in nats of a two-part code of the signs
