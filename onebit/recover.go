@@ -56,8 +56,11 @@ type RecoverOptions struct {
 	ReweightEps float64
 	// SupportGrowth, if > 0, stops the continuation before a stage that
 	// multiplies the number of non-zeros by more than SupportGrowth (plus
-	// 8, for the tiny supports of the first stages) or whose working set
-	// would outgrow a quarter of the columns: the estimate of the stage
+	// 8, for the tiny supports of the first stages; with Regress, of the
+	// larger of the previous stage's count and the regression's support,
+	// which lets a 20-sparse signal grow from the first stages' 1 to 3
+	// non-zeros) or whose working set would outgrow a quarter of the
+	// columns: the estimate of the stage
 	// before is kept and the reweighting is skipped
 	// (RecoverResult.Stopped). With flipped signs the support explodes once
 	// lambda is large enough to fit them (from 8 to 46 non-zeros in one
@@ -307,6 +310,17 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 		s.count(&r)
 		res.Products, res.Work = r.Products, r.Work
 	}()
+	// The regression first: its support's size also scales the
+	// continuation's guard (see RecoverOptions.SupportGrowth).
+	regK, regV := 0, 0
+	if opt.Regress {
+		s.rw.x = buf.Grow(s.rw.x, p.n)
+		var ok bool
+		if regK, regV, ok = s.regress(ctx, p, s.rw.x); !ok {
+			backprojectUnit(s, p, x)
+			return res, fmt.Errorf("onebit: Recover cancelled in the sign regression: %w", ctx.Err())
+		}
+	}
 	s.backprojection(x, p)
 	normalize(x)
 	if opt.WorkingSet {
@@ -344,7 +358,7 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 			return res, err
 		}
 		nz := s.nonzeros()
-		if s.overflow || opt.SupportGrowth > 0 && prevNZ > 0 && float64(nz) > opt.SupportGrowth*float64(prevNZ)+supportSlack && !s.op.full {
+		if s.overflow || opt.SupportGrowth > 0 && prevNZ > 0 && float64(nz) > opt.SupportGrowth*float64(max(prevNZ, regK))+supportSlack && !s.op.full {
 			// The support exploded: the stage fits signs that no sparse
 			// direction explains. Go back to the previous stage's iterate
 			// (zero on the slots added since) and stop there.
@@ -398,16 +412,11 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 		}
 	}
 	if opt.Regress {
-		xr := buf.Grow(s.rw.x, p.n)
-		s.rw.x = xr
-		k, v, ok := s.regress(ctx, p, xr)
-		if !ok {
-			return res, fmt.Errorf("onebit: Recover cancelled in the sign regression: %w", ctx.Err())
-		}
+		k, v := regK, regV
 		// k = 0 (no column explains the signs) or a fit violating most
 		// signs is no candidate (flipping all signs is cheap to describe).
 		if k > 0 && 2*v < p.m && description(p.n, p.m, k, v) < description(p.n, p.m, res.Support, bad) {
-			copy(x, xr)
+			copy(x, s.rw.x)
 			res.Support, bad, res.Regressed = k, v, true
 		}
 	}
@@ -416,6 +425,13 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 		res.WorkingSet = s.ws.k
 	}
 	return res, nil
+}
+
+// backprojectUnit sets x to Phi^T y normalized (the estimate a Recover
+// cancelled before its first stage leaves).
+func backprojectUnit(s *Solver, p *Problem, x []float64) {
+	s.backprojection(x, p)
+	normalize(x)
 }
 
 // capDepth returns the depth tau beyond which a violation is capped (see
