@@ -285,9 +285,11 @@ type RecoverResult struct {
 //
 // Recover returns an error wrapping ErrBadInput, before any work, for a nil
 // p, invalid options (every stage of the continuation is checked) or
-// len(x) != N, and otherwise the first error of a stage (cancellation
-// included, checked at every FISTA step; x then holds that stage's
-// normalized iterate). With a sized Solver it allocates nothing.
+// len(x) != N, and otherwise the first error of the sign regression
+// (cancellation, checked before each product; x then holds Phi^T y
+// normalized) or of a stage (cancellation included, checked at every
+// FISTA step; x then holds that stage's normalized iterate). With a sized
+// Solver it allocates nothing.
 func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt RecoverOptions) (res RecoverResult, err error) {
 	if p == nil {
 		return res, fmt.Errorf("%w: nil *Problem", ErrBadInput)

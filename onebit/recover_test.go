@@ -143,6 +143,12 @@ func TestRecoverOptions(t *testing.T) {
 	cancel()
 	res, err := s.Recover(cctx, p, x, onebit.DefaultRecoverOptions())
 	assert.ErrorIs(t, err, context.Canceled)
+	assert.Zero(t, res.Stages, "the sign regression, first, sees the cancellation")
+	assert.InDelta(t, 1, norm(x), 1e-14, "a cancelled Recover leaves a unit estimate")
+	o = onebit.DefaultRecoverOptions()
+	o.Regress = false
+	res, err = s.Recover(cctx, p, x, o)
+	assert.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 1, res.Stages)
 	assert.InDelta(t, 1, norm(x), 1e-14, "a cancelled Recover leaves a unit estimate")
 }
