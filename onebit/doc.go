@@ -175,17 +175,17 @@
 // estimator):
 //
 //	M/N   Recover          BIHT             wins   support     CPU ms Recover/BIHT  ratio  products
-//	0.25  0.0665 ± 0.035   0.0511 ± 0.024   25/50  9.38 ± 1.8  9.42 / 4.12         2.5    121 / 47
-//	0.5   0.0234 ± 0.020   0.0186 ± 0.0099  25/50  9.88 ± 1.4  12.2 / 6.20         2.3    98 / 55
-//	1     0.00677 ± 0.0054 0.00686 ± 0.0040 33/50  9.78 ± 0.76 13.4 / 4.07         3.1    70 / 27
-//	1.5   0.00476 ± 0.0039 0.00460 ± 0.0025 30/50  9.88 ± 0.66 18.3 / 4.87         3.7    63 / 24
-//	2     0.00293 ± 0.0019 0.00320 ± 0.0016 37/50  9.86 ± 0.35 22.3 / 4.65         4.9    61 / 16
+//	0.25  0.0665 ± 0.035   0.0511 ± 0.024   25/50  9.38 ± 1.8  8.05 / 3.62         2.3    121 / 47
+//	0.5   0.0234 ± 0.020   0.0186 ± 0.0099  25/50  9.88 ± 1.4  10.5 / 6.07         1.9    98 / 55
+//	1     0.00677 ± 0.0054 0.00686 ± 0.0040 33/50  9.78 ± 0.76 13.2 / 4.54         3.2    70 / 27
+//	1.5   0.00476 ± 0.0039 0.00460 ± 0.0025 30/50  9.88 ± 0.66 19.2 / 5.39         3.5    63 / 24
+//	2     0.00293 ± 0.0019 0.00320 ± 0.0016 37/50  9.86 ± 0.35 22.3 / 4.98         4.5    61 / 16
 //
-// (load 5-8 on the 2 cores during the run; CPU times are per thread.)
+// (load 6-7 on the 2 cores during the run; CPU times are per thread.)
 // So without K, Recover is level with BIHT told K from M/N = 1 on (0.92-1.03
 // times its mean error, ahead on 30-37 of 50 instances) and
-// 1.26-1.30 times behind it below, at 2.3-4.9 times its CPU time (another
-// run of the same instances: 1.9-4.6). The same instances before the
+// 1.26-1.30 times behind it below, at 1.9-4.5 times its CPU time (other
+// runs of the same instances: 1.9-4.6 and 2.3-4.9). The same instances before the
 // inexact x-updates, the cheaper search and the regression cost 156, 120,
 // 96, 85, 76 products (ratios 3.4, 2.1, 4.5, 4.1, 6.0) at errors 0.0658,
 // 0.0222 and the same three last ones: the products fell by 18-27%; the
@@ -206,27 +206,44 @@
 // instances per ratio (columns as above):
 //
 //	M/N   Recover          BIHT             wins   support     CPU ms Recover/BIHT  ratio  products
-//	0.25  0.200 ± 0.040    0.157 ± 0.043    14/50  18.1 ± 5.0  45.6 / 3.77         12.7   602 / 92
-//	0.5   0.0436 ± 0.028   0.0280 ± 0.016   16/50  20.1 ± 1.4  35.4 / 5.95         5.9    322 / 95
-//	1     0.00810 ± 0.0021 0.00863 ± 0.0028 29/50  20.0 ± 0    32.0 / 7.69         4.9    160 / 64
-//	1.5   0.00647 ± 0.0013 0.00644 ± 0.0013 25/50  20.0 ± 0    33.0 / 4.54         6.0    129 / 27
-//	2     0.00473 ± 0.0012 0.00538 ± 0.0013 32/50  20.0 ± 0    38.2 / 5.25         7.5    116 / 23
+//	0.25  0.209 ± 0.045    0.170 ± 0.045    13/50  18.3 ± 4.8  40.1 / 3.55         10.4   553 / 94
+//	0.5   0.0449 ± 0.030   0.0280 ± 0.017   17/50  20.3 ± 1.6  41.8 / 3.73         11.8   324 / 53
+//	1     0.0101 ± 0.0037  0.00980 ± 0.0028 26/50  20.0 ± 0    29.4 / 3.62         8.3    171 / 29
+//	1.5   0.00570 ± 0.0019 0.00598 ± 0.0017 31/50  20.0 ± 0    32.6 / 5.59         5.9    128 / 31
+//	2     0.00479 ± 0.0014 0.00522 ± 0.0013 29/50  20.0 ± 0    39.3 / 7.30         6.3    116 / 25
 //
-// (bench onebit -rec-flips 0; another 50 instances per ratio, those of
-// the full protocol, gave ratios 10.3, 12.0, 10.5, 6.2, 7.2 with BIHT
-// taking 94, 53, 29, 31, 25 products there, and errors 0.207, 0.0449,
-// 0.0101, 0.00570, 0.00479 against BIHT's 0.170, 0.0280, 0.00980,
-// 0.00598, 0.00522.) Without being told K, Recover finds supports of the
-// right size (exactly 20 on every instance from M/N = 1 on) and is level
-// with BIHT there (0.88-1.00 times its error), but 1.3 and 1.6 times behind
-// it at 0.25 and 0.5. It costs 4.9-12.7 times BIHT's CPU time (medians of
-// the per-instance ratios; before the changes above 14-25), depending on
-// the instances as much as on M/N: BIHT, told K, converges in 23-95
-// products on this family. Of Recover's time about 60% is the
+// (Another 50 instances per ratio, bench onebit -rec-flips 0, gave
+// errors 0.200, 0.0436, 0.00810, 0.00647, 0.00473 against BIHT's 0.157,
+// 0.0280, 0.00863, 0.00644, 0.00538 and ratios 12.7, 5.9, 4.9, 6.0, 7.5,
+// BIHT taking 92, 95, 64, 27, 23 products there.) Without being told K,
+// Recover finds supports of the right size (exactly 20 on every instance
+// from M/N = 1 on) and is level with BIHT there (0.88-1.03 times its
+// error on the two sets), but 1.2-1.3 and 1.6 times behind it at 0.25
+// and 0.5. It costs 4.9-12.7 times BIHT's CPU time (medians of the
+// per-instance ratios; 14-25 on the first set before the changes above),
+// depending on the instances as much as on M/N: BIHT, told K, converges
+// in 23-95 products on this family. Of Recover's time about 60% is the
 // continuation (FISTA steps on working sets of 25-80 columns) and 30% the
 // support search (profiled on 20 instances at M/N = 0.5 and 1). (The
 // passive estimator's threshold assumes N(0,1) entries: its error is
 // 0.39-0.40 at every ratio here.)
+//
+// Generate's instances with K = 20 (Gaussian coefficients, 50 instances
+// per ratio; bench onebit -rec-families gauss/20):
+//
+//	M/N   Recover          BIHT             wins   support     CPU ms Recover/BIHT  ratio  products
+//	0.25  0.148 ± 0.032    0.151 ± 0.034    31/50  15.7 ± 2.7  25.0 / 3.25         7.5    359 / 38
+//	0.5   0.0568 ± 0.022   0.0500 ± 0.018   19/50  17.6 ± 1.9  34.2 / 8.86         4.5    249 / 80
+//	1     0.0219 ± 0.0095  0.0165 ± 0.0051  18/50  18.2 ± 1.3  42.5 / 12.3         3.9    199 / 69
+//	1.5   0.0104 ± 0.0045  0.00994 ± 0.0036 28/50  18.5 ± 1.2  45.8 / 11.2         4.6    168 / 48
+//	2     0.00828 ± 0.0044 0.00745 ± 0.0022 29/50  18.6 ± 1.1  56.9 / 37.1         1.6    141 / 110
+//
+// Recover's supports (16-19) miss some of the smallest Gaussian
+// coefficients, and it is 1.05-1.33 times behind BIHT told K from M/N =
+// 0.5 on. On the rademacher family with K = 5, whose signs take only 16
+// distinct patterns on the support (the error of every decoder stays near
+// 0.06-0.08 whatever M), Recover and BIHT are level (0.96-1.09 times),
+// Recover at 12-14 products against BIHT's 2-4.
 //
 // # Flipped signs (measured)
 //
@@ -244,35 +261,35 @@
 // regression's fit was kept):
 //
 //	family         flips  M/N   Recover         BIHT            passive          wins   kept   support     ratio
-//	Generate K=10  3%     0.25  0.105 ± 0.031   0.144 ± 0.035   0.156 ± 0.029    42/50  40/50  7.26 ± 3.8  0.42
-//	               3%     0.5   0.0691 ± 0.019  0.144 ± 0.036   0.107 ± 0.020    49/50  50/50  6.60 ± 1.1  0.47
-//	               3%     1     0.0392 ± 0.013  0.118 ± 0.023   0.0780 ± 0.014   49/50  44/50  8.44 ± 2.3  0.23
-//	               3%     1.5   0.0274 ± 0.0097 0.112 ± 0.018   0.0632 ± 0.012   50/50  47/50  8.44 ± 0.97 0.11
-//	               3%     2     0.0264 ± 0.0081 0.112 ± 0.015   0.0575 ± 0.0096  50/50  45/50  8.84 ± 1.9  0.19
-//	               10%    0.25  0.163 ± 0.043   0.261 ± 0.044   0.184 ± 0.039    50/50  50/50  3.72 ± 1.2  0.75
-//	               10%    0.5   0.0928 ± 0.026  0.232 ± 0.033   0.126 ± 0.023    50/50  50/50  5.74 ± 1.4  1.3
-//	               10%    1     0.0631 ± 0.016  0.215 ± 0.019   0.0914 ± 0.016   50/50  50/50  7.14 ± 1.4  0.70
-//	               10%    1.5   0.0479 ± 0.016  0.211 ± 0.020   0.0728 ± 0.013   50/50  50/50  7.42 ± 1.5  0.55
-//	               10%    2     0.0391 ± 0.012  0.208 ± 0.014   0.0610 ± 0.013   50/50  50/50  7.94 ± 1.4  0.40
-//	rademacher     3%     0.25  0.259 ± 0.057   0.235 ± 0.048   (0.400)          15/50  34/50  11.2 ± 8.0  2.1
-//	K=20           3%     0.5   0.109 ± 0.020   0.163 ± 0.038   (0.395)          46/50  49/50  15.0 ± 2.8  0.67
+//	Generate K=10  3%     0.25  0.106 ± 0.033   0.144 ± 0.035   0.156 ± 0.029    41/50  40/50  7.26 ± 3.8  0.43
+//	               3%     0.5   0.0694 ± 0.019  0.144 ± 0.036   0.107 ± 0.020    49/50  50/50  6.62 ± 1.1  0.48
+//	               3%     1     0.0392 ± 0.013  0.118 ± 0.023   0.0780 ± 0.014   49/50  44/50  8.44 ± 2.3  0.36
+//	               3%     1.5   0.0274 ± 0.0097 0.112 ± 0.018   0.0632 ± 0.012   50/50  47/50  8.44 ± 0.97 0.22
+//	               3%     2     0.0259 ± 0.0079 0.112 ± 0.015   0.0575 ± 0.0096  50/50  45/50  8.88 ± 1.9  0.26
+//	               10%    0.25  0.164 ± 0.043   0.261 ± 0.044   0.184 ± 0.039    50/50  50/50  3.80 ± 1.2  0.67
+//	               10%    0.5   0.0926 ± 0.026  0.232 ± 0.033   0.126 ± 0.023    50/50  50/50  5.76 ± 1.3  1.3
+//	               10%    1     0.0631 ± 0.016  0.215 ± 0.019   0.0914 ± 0.016   50/50  50/50  7.14 ± 1.4  0.66
+//	               10%    1.5   0.0479 ± 0.016  0.211 ± 0.020   0.0728 ± 0.013   50/50  50/50  7.42 ± 1.5  0.62
+//	               10%    2     0.0391 ± 0.012  0.208 ± 0.014   0.0610 ± 0.013   50/50  50/50  7.94 ± 1.4  0.39
+//	rademacher     3%     0.25  0.257 ± 0.055   0.235 ± 0.048   (0.400)          17/50  35/50  10.9 ± 7.7  2.1
+//	K=20           3%     0.5   0.109 ± 0.022   0.163 ± 0.038   (0.395)          46/50  49/50  15.0 ± 2.8  0.68
 //	               3%     1     0.0636 ± 0.013  0.128 ± 0.029   (0.396)          50/50  50/50  17.6 ± 1.4  1.0
-//	               3%     1.5   0.0435 ± 0.011  0.127 ± 0.017   (0.394)          50/50  50/50  19.0 ± 1.0  0.28
-//	               3%     2     0.0366 ± 0.0083 0.114 ± 0.015   (0.393)          50/50  50/50  19.5 ± 0.93 0.80
-//	               10%    0.25  0.331 ± 0.058   0.331 ± 0.049   (0.402)          28/50  49/50  4.12 ± 3.5  1.2
-//	               10%    0.5   0.192 ± 0.042   0.283 ± 0.032   (0.403)          50/50  50/50  9.80 ± 2.5  1.6
-//	               10%    1     0.106 ± 0.019   0.246 ± 0.023   (0.394)          50/50  50/50  14.5 ± 1.8  0.65
-//	               10%    1.5   0.0749 ± 0.015  0.222 ± 0.023   (0.394)          50/50  50/50  16.8 ± 1.6  0.57
-//	               10%    2     0.0583 ± 0.015  0.224 ± 0.017   (0.394)          50/50  50/50  18.0 ± 1.5  0.40
+//	               3%     1.5   0.0435 ± 0.011  0.127 ± 0.017   (0.394)          50/50  50/50  19.0 ± 1.0  1.1
+//	               3%     2     0.0368 ± 0.0081 0.114 ± 0.015   (0.393)          50/50  50/50  19.5 ± 0.95 0.83
+//	               10%    0.25  0.332 ± 0.058   0.331 ± 0.049   (0.402)          25/50  49/50  4.16 ± 3.5  1.2
+//	               10%    0.5   0.189 ± 0.040   0.283 ± 0.032   (0.403)          50/50  50/50  10.0 ± 2.4  1.8
+//	               10%    1     0.105 ± 0.019   0.246 ± 0.023   (0.394)          50/50  50/50  14.6 ± 1.8  0.68
+//	               10%    1.5   0.0749 ± 0.015  0.222 ± 0.023   (0.394)          50/50  50/50  16.8 ± 1.6  0.58
+//	               10%    2     0.0583 ± 0.015  0.224 ± 0.017   (0.394)          50/50  50/50  18.0 ± 1.5  0.42
 //
-// (load 6-8 on the 2 cores.) With flipped signs Recover beats BIHT told K
-// at every ratio on Generate's instances (0.19-0.73 times its error) and
-// from M/N = 0.5 on on the rademacher family (0.26-0.68 times), and the
+// (load 6-7 on the 2 cores.) With flipped signs Recover beats BIHT told K
+// at every ratio on Generate's instances (0.19-0.74 times its error) and
+// from M/N = 0.5 on on the rademacher family (0.26-0.67 times), and the
 // passive estimator everywhere (0.43-0.89 times its error on Generate's
 // instances). Its supports stay at or below K: 0.2-1.0 K on average (the
 // smallest coefficients are lost in the noise of the flips when the
 // measurements are few). At M/N = 0.25 on the rademacher family it is
-// 1.10 times behind BIHT with 3% flipped and level with it (0.331
+// 1.09 times behind BIHT with 3% flipped and level with it (0.332
 // against 0.331) with 10%. Before the regression the errors were
 // 1.6-6.9 times larger (0.127, 0.0637, 0.0515 at 3% and 0.282, 0.265,
 // 0.270 at 10% for M/N = 0.5, 1, 2 on Generate's instances; 0.106 and
@@ -308,24 +325,24 @@
 //
 //   - Time, at most 10 times BIHT's at N = 1000, M/N = 0.5, 1, 2 and at
 //     N = M = 4000, growing with N like BIHT's: met on Generate's
-//     instances (medians of the per-instance ratios 2.3, 3.1, 4.9; 1.6
+//     instances (medians of the per-instance ratios 1.9, 3.2, 4.5; 1.6
 //     at N = M = 4000; slope 0.87 against BIHT's 1.49). On the rademacher
 //     family with K = 20 met on one set of 50 instances per ratio (5.9,
-//     4.9, 7.5) and not quite on the other (12.0, 10.5, 7.2; 14-25 before
-//     the cheaper search and the inexact x-updates); on Generate's
-//     instances with K = 20 met (4.5, 3.7, 1.7). With K = 5 on the
-//     rademacher family Recover costs 12-14 products against BIHT's 2-4
-//     (ratios 5.1-10.2, at 0.9-6.5 ms).
+//     4.9, 7.5) and at M/N = 1 and 2 on the other (8.3, 6.3), not at
+//     M/N = 0.5 there (11.8; 25, 20, 15 before the cheaper search and the
+//     inexact x-updates); on Generate's instances with K = 20 met (4.5,
+//     3.9, 1.6). With K = 5 on the rademacher family Recover costs 12-14
+//     products against BIHT's 2-4 (ratios 5.1-10.2, at 0.9-6.5 ms).
 //   - Accuracy, mean error at most BIHT's from M/N = 1 on and within 1.3
 //     times below: met on Generate's instances with K = 10 (0.92-1.03
 //     times from M/N = 1 on, 1.30 and 1.26 at 0.25 and 0.5) and on the
 //     rademacher family with K = 20 from M/N = 1 on (0.88-1.03 times on
 //     two instance sets); not met on the rademacher family at M/N = 0.25
 //     and 0.5 (1.22-1.27 and 1.56-1.60 times), nor on Generate's
-//     instances with K = 20 from M/N = 1 on (1.33, 1.05, 1.24 times at
+//     instances with K = 20 from M/N = 1 on (1.33, 1.05, 1.11 times at
 //     M/N = 1, 1.5, 2: its supports of 18-19 miss the smallest of the
-//     Gaussian coefficients), nor at N = M = 2000 and 4000 (1.17 and
-//     1.32 times). On the rademacher family with K = 5, whose signs take
+//     Gaussian coefficients; 0.98 and 1.14 times at 0.25 and 0.5), nor
+//     at N = M = 2000 and 4000 (1.17 and 1.32 times). On the rademacher family with K = 5, whose signs take
 //     only 16 distinct patterns (so the error does not fall with M for
 //     any decoder), it is level (0.96-1.09 times).
 //   - Flipped signs, error at most BIHT's with a support near K: met on
@@ -334,7 +351,7 @@
 //     (K = 20, 3% and 10%) or everywhere (K = 5, 10%), with 0.19-0.83
 //     times BIHT's error and supports of 0.2-1.0 K on average (the sign
 //     regression's fit); not met on the rademacher family with K = 20 at
-//     M/N = 0.25 (1.10 times BIHT's error with 3% flipped, level with
+//     M/N = 0.25 (1.09 times BIHT's error with 3% flipped, level with
 //     10%). With K = 20 and 10% flipped at M/N = 0.25 the passive
 //     estimator is slightly better than Recover (0.247 against 0.255).
 //   - Solve: met. At N = M = 1000 DefaultOptions cost 6-24 products (at
@@ -365,7 +382,7 @@
 //
 // Then, measured on the protocol's instances (50 per setting): the sign
 // regression took the errors with flipped signs from 1.1-1.3 times BIHT's
-// to 0.19-0.73 times (Generate, K = 10) and from 1.2-1.3 to 0.26-0.68
+// to 0.19-0.74 times (Generate, K = 10) and from 1.2-1.3 to 0.26-0.67
 // times from M/N = 0.5 on (rademacher, K = 20); trying only the 6
 // smallest coordinates in prune and swap and Wolfe's major cycles through
 // vec.MulVec halved the search's CPU time (20 rademacher instances, K =
