@@ -1,5 +1,10 @@
 package vec
 
+import (
+	"math"
+	_ "unsafe" // for the linkname of setSweepPath
+)
+
 // GradSweep sets ax = A x and g = A^T w with w[i] = phi(i, ax[i]), where A is
 // len(ax) x cols row-major in a, in one pass over the rows of A: each block
 // of rows is multiplied by x, mapped through phi, and added into g while it
@@ -55,12 +60,30 @@ func (k Kernels) GradSweep(ax, g, a []float64, cols int, x []float64, phi func(i
 // pipeline (see gradSweep): one step touches four rows' worth of data (the
 // near and far rows, x and g), 32 KB at 1024 columns, which must stay in
 // the 48 KB L1 cache of Zen 4 and 5 (Intel's since Ice Lake) for the near
-// row to be found there. Wider rows go through the 4-row kernels, the
+// row to be found there. Wider rows go through groups of four rows, the
 // second read from L2.
-const sweepPipelineMaxCols = 1024
+//
+// GradSweep runs the group pipeline (sweep4) where rows have more than
+// sweepGroupMinCols columns and A has at least sweepGroupMinElems
+// elements, and plain groups of four elsewhere.
+//
+// The three are variables, not constants, so that the tests can send any
+// matrix down any path (setSweepPath).
+//
+// Measured on Zen 5, group pipeline time over plain groups' (medians of
+// 15-41 interleaved pairs, load 1.4-6): 0.90-0.93 at 4000 x 4000 and
+// 2000 x 4000, 0.93-0.96 at 8000 x 3000 (A in memory); but 1.06-1.08 at
+// 12000 x 2000 and 16000 x 1500 (memory) and 1.06 at 500 x 8000 (32 MB, in
+// L3), where the four far rows' memory streams and the L2 reads of the near
+// ones do not overlap better than the two passes.
+var (
+	sweepPipelineMaxCols = 1024
+	sweepGroupMinCols    = 2048
+	sweepGroupMinElems   = 8 << 20 // 64 MB, beyond the L3 of one Zen 5 CCD
+)
 
 // gradSweep is GradSweep on level l, arguments checked. It reads each row
-// of A twice, the second time from cache, in one of three ways, all with
+// of A twice, the second time from cache, in one of four ways, all with
 // the groups, sums and roundings of MulVec and MulTransVec, so the same
 // bits:
 //
@@ -68,6 +91,11 @@ const sweepPipelineMaxCols = 1024
 //     at most sweepPipelineMaxCols columns: each step adds row i (read by
 //     the step before, in L1) into g while it computes ax[i+1] from memory,
 //     so the arithmetic overlaps the loads;
+//   - a group pipeline, where the level has the sweep4 kernel and A is
+//     wide and large (see sweepGroupMinCols): each step adds group k (read
+//     by the step before, in L2) into g while it computes group k+1's ax
+//     from memory, so that the memory stream does not pause for the L2
+//     pass;
 //   - groups of four rows through the blocked kernels, where the level has
 //     them: ax for the group, phi, then the group into g from L1 or L2;
 //   - elsewhere Dot and then Axpy on each row, the second read from L1.
@@ -82,7 +110,8 @@ func gradSweep(l level, ax, g, a []float64, cols int, x []float64, phi func(int,
 	}
 	i := 0
 	n4 := len(ax) &^ 3 // the rows MulVec and MulTransVec do in blocks of 4
-	if pipelined(l) && cols <= sweepPipelineMaxCols && n4 >= 4 {
+	switch {
+	case pipelined(l) && cols <= sweepPipelineMaxCols && n4 >= 4:
 		// ax[0:4] as MulVec computes it; rows 0..2 into g (one rounding
 		// each, as in mulTransVec4: Axpy's fused kernels do the same); then
 		// the pipeline from row 3 to the last row of the last group.
@@ -95,6 +124,22 @@ func gradSweep(l level, ax, g, a []float64, cols int, x []float64, phi func(int,
 		}
 		axpyTo(g, phi(i, ax[i]), a[i*cols:(i+1)*cols], g, l)
 		i++
+	case grouped(l) && cols > sweepGroupMinCols && len(a) >= sweepGroupMinElems && n4 >= 8:
+		// Group 0's ax; then each step adds group k into g and computes
+		// group k+1's ax; the last group into g alone.
+		var w [4]float64
+		mulVecBlocked(l, ax[:4], a[:4*cols], cols, x)
+		for k := range w {
+			w[k] = phi(k, ax[k])
+		}
+		for ; i+8 <= n4; i += 4 {
+			sweep4(l, g, a[i*cols:(i+8)*cols], cols, &w, (*[4]float64)(ax[i+4:i+8]), x)
+			for k := range w {
+				w[k] = phi(i+4+k, ax[i+4+k])
+			}
+		}
+		mulTransVecBlocked(l, g, a[i*cols:(i+4)*cols], cols, w[:])
+		i += 4
 	}
 	var w [4]float64
 	for i < len(ax) {
@@ -113,4 +158,30 @@ func gradSweep(l level, ax, g, a []float64, cols int, x []float64, phi func(int,
 		axpyTo(g, phi(i, ax[i]), row, g, l)
 		i++
 	}
+}
+
+// sweepPaths are the modes of setSweepPath: "auto" is GradSweep's own
+// choice; "rows" sends every matrix the level can pipeline down the row
+// pipeline, "groups" every one down the group pipeline (see gradSweep).
+var sweepPaths = [...]string{"auto", "rows", "groups"}
+
+// setSweepPath makes GradSweep choose its path as mode (one of sweepPaths)
+// says until the returned function restores the thresholds; ok is false,
+// and nothing changes, for an unknown mode. Like setImpl it exists for
+// tests only (this package's, and the fuzz targets' through linkname), and
+// calling it while GradSweep runs on other goroutines is a data race.
+//
+//go:linkname setSweepPath
+func setSweepPath(mode string) (restore func(), ok bool) {
+	p, c, e := sweepPipelineMaxCols, sweepGroupMinCols, sweepGroupMinElems
+	switch mode {
+	case "auto":
+	case "rows":
+		sweepPipelineMaxCols = math.MaxInt
+	case "groups":
+		sweepPipelineMaxCols, sweepGroupMinCols, sweepGroupMinElems = 0, 0, 0
+	default:
+		return func() {}, false
+	}
+	return func() { sweepPipelineMaxCols, sweepGroupMinCols, sweepGroupMinElems = p, c, e }, true
 }
