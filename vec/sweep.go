@@ -30,17 +30,25 @@ import (
 // When it pays: each of MulVec and MulTransVec streams A from wherever it
 // lives, and GradSweep does so once, the second use of each row costing a
 // pass over data in L1 or L2 instead; the saving is large when A comes
-// from memory and small when it comes from a cache that streams about as
-// fast as L2. Measured on Zen 5 (BenchmarkGradSweep, go run ./bench
-// kernels; medians on a shared machine, spreads of 10-30%), time of MulVec,
-// the map and MulTransVec over GradSweep's: 1.3-1.6x on avx512 at
-// 1000 x 1000 (A in L3; the row pipeline, bound by L1 loads), 1.05-1.45x on
-// avx2 there (groups of four rows), 1.3-1.7x on both at 4000 x 4000 (A in
-// memory), and 0.9-1.2x on generic, whose scalar loops are bound by
-// arithmetic, not memory. For a matrix that stays in L2 between calls
-// (below about 100k elements) both read A from cache and GradSweep gains
-// 1.1-1.3x at most; for one in L3 with rows wider than 1024 columns, about
-// nothing.
+// from memory or L3 and small when it comes from a cache that streams
+// about as fast as L2. The ceiling is 2x: on Zen 5 MulVec and MulTransVec
+// each take about as long as one streaming read of A (Nrm2 over A; within
+// 15% at 1000 x 1000 and 4000 x 4000, on avx512 and avx2), so a GradSweep
+// that cost no more than one read would halve their time. Measured there
+// (go run ./bench kernels, which times the read too; medians of 31
+// interleaved rounds on a shared 2-core machine at a load of 1 to 8, with
+// the 10th-90th percentile range of the per-round ratio in brackets), time
+// of MulVec, the map and MulTransVec over GradSweep's: at 1000 x 1000 (A
+// in L3) 1.45-1.53x (1.2-1.7) on avx512, whose row pipeline does as much
+// work in L1 as one read of A from L3 takes and so overlaps the two only
+// in part, and 1.31-1.35x (1.2-1.45) on avx2 (groups of four rows); at
+// 4000 x 4000 (A in memory) 1.46-1.58x (1.3-1.9) on avx512 (the group
+// pipeline; plain groups measured 1.40-1.49x) and 1.68-1.74x (1.3-2.0) on
+// avx2, whose MulVec and MulTransVec run below the streaming rate; and
+// 0.9-1.2x on generic, whose scalar loops are bound by arithmetic, not
+// memory. For a matrix that stays in L2 between calls (below about 100k
+// elements) both read A from cache and GradSweep gains 1.1-1.3x at most;
+// for one in L3 with rows wider than 1024 columns, 1.0-1.3x.
 func GradSweep(ax, g, a []float64, cols int, x []float64, phi func(i int, axi float64) float64) {
 	active.GradSweep(ax, g, a, cols, x, phi)
 }
