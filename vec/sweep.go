@@ -33,22 +33,25 @@ import (
 // from memory or L3 and small when it comes from a cache that streams
 // about as fast as L2. The ceiling is 2x: on Zen 5 MulVec and MulTransVec
 // each take about as long as one streaming read of A (Nrm2 over A; within
-// 15% at 1000 x 1000 and 4000 x 4000, on avx512 and avx2), so a GradSweep
+// 16% at 1000 x 1000 and 4000 x 4000, on avx512 and avx2), so a GradSweep
 // that cost no more than one read would halve their time. Measured there
-// (go run ./bench kernels, which times the read too; medians of 31
-// interleaved rounds on a shared 2-core machine at a load of 1 to 8, with
-// the 10th-90th percentile range of the per-round ratio in brackets), time
-// of MulVec, the map and MulTransVec over GradSweep's: at 1000 x 1000 (A
-// in L3) 1.45-1.53x (1.2-1.7) on avx512, whose row pipeline does as much
+// (go run ./bench kernels, which times the read too; five runs of 21-31
+// interleaved rounds on a shared 2-core machine at loads of 1 to 9; the
+// range of the runs' medians, then in brackets the 10th to 90th
+// percentile of the per-round ratios at a load of 1), time of MulVec, the
+// map and MulTransVec over GradSweep's: at 1000 x 1000 (A in L3)
+// 1.42-1.53x (1.45-1.70) on avx512, whose row pipeline does about as much
 // work in L1 as one read of A from L3 takes and so overlaps the two only
-// in part, and 1.31-1.35x (1.2-1.45) on avx2 (groups of four rows); at
-// 4000 x 4000 (A in memory) 1.46-1.58x (1.3-1.9) on avx512 (the group
-// pipeline; plain groups measured 1.40-1.49x) and 1.68-1.74x (1.3-2.0) on
-// avx2, whose MulVec and MulTransVec run below the streaming rate; and
-// 0.9-1.2x on generic, whose scalar loops are bound by arithmetic, not
-// memory. For a matrix that stays in L2 between calls (below about 100k
-// elements) both read A from cache and GradSweep gains 1.1-1.3x at most;
-// for one in L3 with rows wider than 1024 columns, 1.0-1.3x.
+// in part, and 1.13-1.35x (1.27-1.40) on avx2 (groups of four rows); at
+// 4000 x 4000 (A in memory) 1.37-1.58x on avx512 (the group pipeline,
+// 7-10% faster than plain groups in paired rounds; plain groups measured
+// 1.46x (1.34-1.57) at load 1) and 1.49-1.74x (1.33-1.74) on avx2, whose
+// MulVec and MulTransVec run below the streaming rate; and 0.9-1.2x on
+// generic, whose scalar loops are bound by arithmetic, not memory. The
+// higher the load, the lower the ratio: the other core competes for L3
+// and memory. For a matrix that stays in L2 between calls (below about
+// 100k elements) both read A from cache and GradSweep gains 1.1-1.3x at
+// most; for one in L3 with rows wider than 1024 columns, 1.0-1.3x.
 func GradSweep(ax, g, a []float64, cols int, x []float64, phi func(i int, axi float64) float64) {
 	active.GradSweep(ax, g, a, cols, x, phi)
 }
@@ -79,11 +82,14 @@ func (k Kernels) GradSweep(ax, g, a []float64, cols int, x []float64, phi func(i
 // matrix down any path (setSweepPath).
 //
 // Measured on Zen 5, group pipeline time over plain groups' (medians of
-// 15-41 interleaved pairs, load 1.4-6): 0.90-0.93 at 4000 x 4000 and
-// 2000 x 4000, 0.93-0.96 at 8000 x 3000 (A in memory); but 1.06-1.08 at
-// 12000 x 2000 and 16000 x 1500 (memory) and 1.06 at 500 x 8000 (32 MB, in
-// L3), where the four far rows' memory streams and the L2 reads of the near
-// ones do not overlap better than the two passes.
+// 15-41 interleaved pairs, one to two runs per shape, load 1.4-7): 0.91-0.94
+// at 4000 x 4000, 0.92 at 2000 x 4000, 0.96 at 8000 x 3000 (A in memory);
+// at 2000 columns 0.93 (8000 rows) and 1.08 (12000 rows), at 1500 columns
+// (16000 rows) 1.06-1.08, and 1.06 at 500 x 8000 (32 MB, in L3). Where it
+// wins, the diagnostic of reading the near rows from L1 instead (the same
+// kernel with near = far; one run, load 8) came within 5% of one streaming
+// read of A: the L2 re-read of the near rows is what the pipeline still
+// pays for.
 var (
 	sweepPipelineMaxCols = 1024
 	sweepGroupMinCols    = 2048
