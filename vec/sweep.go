@@ -35,7 +35,7 @@ import (
 // each take about as long as one streaming read of A (Nrm2 over A; within
 // 16% at 1000 x 1000 and 4000 x 4000, on avx512 and avx2), so a GradSweep
 // that cost no more than one read would halve their time. Measured there
-// (go run ./bench kernels, which times the read too; five runs of 21-31
+// (go run ./bench kernels, which times the read too; six runs of 21-31
 // interleaved rounds on a shared 2-core machine at loads of 1 to 9; the
 // range of the runs' medians, then in brackets the 10th to 90th
 // percentile of the per-round ratios at a load of 1), time of MulVec, the
@@ -43,7 +43,7 @@ import (
 // 1.42-1.53x (1.45-1.70) on avx512, whose row pipeline does about as much
 // work in L1 as one read of A from L3 takes and so overlaps the two only
 // in part, and 1.13-1.35x (1.27-1.40) on avx2 (groups of four rows); at
-// 4000 x 4000 (A in memory) 1.37-1.58x on avx512 (the group pipeline,
+// 4000 x 4000 (A in memory) 1.37-1.62x on avx512 (the group pipeline,
 // 7-10% faster than plain groups in paired rounds; plain groups measured
 // 1.46x (1.34-1.57) at load 1) and 1.49-1.74x (1.33-1.74) on avx2, whose
 // MulVec and MulTransVec run below the streaming rate; and 0.9-1.2x on
