@@ -35,8 +35,9 @@ import (
 // each take about as long as one streaming read of A (Nrm2 over A; within
 // 16% at 1000 x 1000 and 4000 x 4000, on avx512 and avx2), so a GradSweep
 // that cost no more than one read would halve their time. Measured there
-// (go run ./bench kernels, which times the read too; six runs of 21-31
-// interleaved rounds on a shared 2-core machine at loads of 1 to 9; the
+// (six runs of 21-31 interleaved rounds, two of them go run ./bench
+// kernels, which times the read too, four the same loops in a scratch
+// test, on a shared 2-core machine at loads of 1 to 9; the
 // range of the runs' medians, then in brackets the 10th to 90th
 // percentile of the per-round ratios at a load of 1), time of MulVec, the
 // map and MulTransVec over GradSweep's: at 1000 x 1000 (A in L3)
@@ -47,9 +48,9 @@ import (
 // 7-10% faster than plain groups in paired rounds; plain groups measured
 // 1.46x (1.34-1.57) at load 1) and 1.49-1.74x (1.33-1.74) on avx2, whose
 // MulVec and MulTransVec run below the streaming rate; and 0.9-1.2x on
-// generic, whose scalar loops are bound by arithmetic, not memory. The
-// higher the load, the lower the ratio: the other core competes for L3
-// and memory. For a matrix that stays in L2 between calls (below about
+// generic, whose scalar loops are bound by arithmetic, not memory. Under
+// load the rounds spread more widely (the other core competes for L3 and
+// memory). For a matrix that stays in L2 between calls (below about
 // 100k elements) both read A from cache and GradSweep gains 1.1-1.3x at
 // most; for one in L3 with rows wider than 1024 columns, 1.0-1.3x.
 func GradSweep(ax, g, a []float64, cols int, x []float64, phi func(i int, axi float64) float64) {
