@@ -31,6 +31,13 @@ type centerWork struct {
 	sys    []float64 // (q+1)^2 system of the affine minimizer
 	rhs    []float64
 	dots   []float64 // M: <b_i, point> of every row
+	// gram holds <b_t, b_u> for the corral's points t, u (in corral
+	// order, row stride gs), kept across minor cycles so that each affine
+	// solve costs only its elimination; kept lists the positions a
+	// compaction keeps.
+	gram   []float64
+	gs     int
+	kept   []int
 	p, d   []float64 // current point (s), scratch (s)
 	passes int       // passes over b (load and major cycles), for the cost
 	// cancelled reports that the last solve stopped because done was
@@ -114,6 +121,10 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 	}
 	cw.corral = append(cw.corral, i0)
 	cw.lam = append(cw.lam, 1)
+	cw.gs = s + 3 // the corral never holds more than s+2 points
+	cw.gram = buf.Grow(cw.gram, cw.gs*cw.gs)
+	cw.kept = growInts(cw.kept, cw.gs)
+	cw.gramRow(0, s)
 	copy(cw.p, b(i0))
 	cw.cancelled = false
 	for it := 0; it < maxIter; it++ {
@@ -143,6 +154,7 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 		}
 		cw.corral = append(cw.corral, j)
 		cw.lam = append(cw.lam, 0)
+		cw.gramRow(len(cw.corral)-1, s)
 		// Minor cycles: move to the affine minimizer of the corral, or as
 		// far towards it as the weights stay >= 0, dropping the points
 		// whose weight reaches 0.
@@ -176,11 +188,12 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 			for t := range cw.corral {
 				l := (1-theta)*cw.lam[t] + theta*cw.alpha[t]
 				if l > 1e-15 {
-					cw.corral[q], cw.lam[q] = cw.corral[t], l
+					cw.corral[q], cw.lam[q], cw.kept[q] = cw.corral[t], l, t
 					q++
 				}
 			}
 			cw.corral, cw.lam = cw.corral[:q], cw.lam[:q]
+			cw.compactGram(q)
 		}
 		clear(cw.p)
 		for t, i := range cw.corral {
@@ -222,11 +235,9 @@ func (cw *centerWork) affine(s int) bool {
 	cw.rhs = buf.Grow(cw.rhs, dim)
 	cw.alpha = buf.Grow(cw.alpha, q)
 	a, r := cw.sys, cw.rhs
-	for t, i := range cw.corral {
-		bi := cw.b[i*s : (i+1)*s]
+	for t := range cw.corral {
 		for u := 0; u <= t; u++ {
-			j := cw.corral[u]
-			g := dotShort(bi, cw.b[j*s:(j+1)*s])
+			g := cw.gram[t*cw.gs+u]
 			a[t*dim+u], a[u*dim+t] = g, g
 		}
 		a[t*dim+q], a[q*dim+t] = 1, 1
@@ -281,14 +292,46 @@ func (cw *centerWork) dropSmallest() {
 			t0 = t
 		}
 	}
+	q := 0
+	for t := range cw.corral {
+		if t != t0 {
+			cw.kept[q] = t
+			q++
+		}
+	}
 	cw.corral = append(cw.corral[:t0], cw.corral[t0+1:]...)
 	cw.lam = append(cw.lam[:t0], cw.lam[t0+1:]...)
+	cw.compactGram(q)
 	sum := 0.0
 	for _, l := range cw.lam {
 		sum += l
 	}
 	for t := range cw.lam {
 		cw.lam[t] /= sum
+	}
+}
+
+// gramRow fills row t of the corral's Gram matrix: <b_t, b_u> for u <= t
+// (the lower triangle; affine reads only that).
+func (cw *centerWork) gramRow(t, s int) {
+	i := cw.corral[t]
+	bi := cw.b[i*s : (i+1)*s]
+	for u := 0; u <= t; u++ {
+		j := cw.corral[u]
+		cw.gram[t*cw.gs+u] = dotShort(bi, cw.b[j*s:(j+1)*s])
+	}
+}
+
+// compactGram keeps the rows and columns kept[:q] of the Gram matrix, in
+// order (in place: kept is increasing, so every read is at or after the
+// write).
+func (cw *centerWork) compactGram(q int) {
+	g, gs := cw.gram, cw.gs
+	for t := range q {
+		rt := cw.kept[t] * gs
+		for u := 0; u <= t; u++ {
+			g[t*gs+u] = g[rt+cw.kept[u]]
+		}
 	}
 }
 
