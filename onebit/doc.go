@@ -155,7 +155,8 @@
 //
 // The search tries, for pruning and swapping, the 6 smallest coordinates
 // of the support (not all of them), and its margin computations run their
-// major cycles through the row kernels (vec.MulVec); the continuation
+// major cycles through the row kernels (vec.MulVec) and keep the Gram
+// matrix of Wolfe's corral across minor cycles; the continuation
 // solves its x-updates inexactly while the outer iterations still move
 // (RecoverOptions.InnerRel).
 //
@@ -175,17 +176,17 @@
 // estimator):
 //
 //	M/N   Recover          BIHT             wins   support     CPU ms Recover/BIHT  ratio  products
-//	0.25  0.0665 ± 0.035   0.0511 ± 0.024   25/50  9.38 ± 1.8  8.05 / 3.62         2.3    121 / 47
-//	0.5   0.0234 ± 0.020   0.0186 ± 0.0099  25/50  9.88 ± 1.4  10.5 / 6.07         1.9    98 / 55
-//	1     0.00677 ± 0.0054 0.00686 ± 0.0040 33/50  9.78 ± 0.76 13.2 / 4.54         3.2    70 / 27
-//	1.5   0.00476 ± 0.0039 0.00460 ± 0.0025 30/50  9.88 ± 0.66 19.2 / 5.39         3.5    63 / 24
-//	2     0.00293 ± 0.0019 0.00320 ± 0.0016 37/50  9.86 ± 0.35 22.3 / 4.98         4.5    61 / 16
+//	0.25  0.0665 ± 0.035   0.0511 ± 0.024   25/50  9.38 ± 1.8  8.65 / 4.15         2.2    121 / 47
+//	0.5   0.0234 ± 0.020   0.0186 ± 0.0099  25/50  9.88 ± 1.4  11.6 / 6.12         2.2    98 / 55
+//	1     0.00677 ± 0.0054 0.00686 ± 0.0040 33/50  9.78 ± 0.76 17.0 / 5.12         3.3    70 / 27
+//	1.5   0.00476 ± 0.0039 0.00460 ± 0.0025 30/50  9.88 ± 0.66 21.1 / 6.08         3.1    63 / 24
+//	2     0.00293 ± 0.0019 0.00320 ± 0.0016 37/50  9.86 ± 0.35 24.7 / 5.55         4.7    61 / 16
 //
-// (load 6-7 on the 2 cores during the run; CPU times are per thread.)
+// (load 5-6 on the 2 cores during the run; CPU times are per thread.)
 // So without K, Recover is level with BIHT told K from M/N = 1 on (0.92-1.03
 // times its mean error, ahead on 30-37 of 50 instances) and
-// 1.26-1.30 times behind it below, at 1.9-4.5 times its CPU time (other
-// runs of the same instances: 1.9-4.6 and 2.3-4.9). The same instances before the
+// 1.26-1.30 times behind it below, at 2.2-4.7 times its CPU time (other
+// runs of the same instances: 1.9-4.5, 1.9-4.6 and 2.3-4.9). The same instances before the
 // inexact x-updates, the cheaper search and the regression cost 156, 120,
 // 96, 85, 76 products (ratios 3.4, 2.1, 4.5, 4.1, 6.0) at errors 0.0658,
 // 0.0222 and the same three last ones: the products fell by 18-27%; the
@@ -206,20 +207,20 @@
 // instances per ratio (columns as above):
 //
 //	M/N   Recover          BIHT             wins   support     CPU ms Recover/BIHT  ratio  products
-//	0.25  0.209 ± 0.045    0.170 ± 0.045    13/50  18.3 ± 4.8  40.1 / 3.55         10.4   553 / 94
-//	0.5   0.0449 ± 0.030   0.0280 ± 0.017   17/50  20.3 ± 1.6  41.8 / 3.73         11.8   324 / 53
-//	1     0.0101 ± 0.0037  0.00980 ± 0.0028 26/50  20.0 ± 0    29.4 / 3.62         8.3    171 / 29
-//	1.5   0.00570 ± 0.0019 0.00598 ± 0.0017 31/50  20.0 ± 0    32.6 / 5.59         5.9    128 / 31
-//	2     0.00479 ± 0.0014 0.00522 ± 0.0013 29/50  20.0 ± 0    39.3 / 7.30         6.3    116 / 25
+//	0.25  0.209 ± 0.045    0.170 ± 0.045    13/50  18.3 ± 4.8  32.5 / 3.79         7.8    553 / 94
+//	0.5   0.0449 ± 0.030   0.0280 ± 0.017   17/50  20.3 ± 1.6  38.3 / 3.79         9.8    324 / 53
+//	1     0.0101 ± 0.0037  0.00980 ± 0.0028 26/50  20.0 ± 0    28.5 / 3.72         7.9    171 / 29
+//	1.5   0.00570 ± 0.0019 0.00598 ± 0.0017 31/50  20.0 ± 0    32.9 / 6.20         5.5    128 / 31
+//	2     0.00479 ± 0.0014 0.00522 ± 0.0013 29/50  20.0 ± 0    38.6 / 7.10         5.9    116 / 25
 //
 // (Another 50 instances per ratio, bench onebit -rec-flips 0, gave
 // errors 0.200, 0.0436, 0.00810, 0.00647, 0.00473 against BIHT's 0.157,
-// 0.0280, 0.00863, 0.00644, 0.00538 and ratios 12.7, 5.9, 4.9, 6.0, 7.5,
+// 0.0280, 0.00863, 0.00644, 0.00538 and ratios 9.7, 5.0, 3.7, 6.2, 6.5,
 // BIHT taking 92, 95, 64, 27, 23 products there.) Without being told K,
 // Recover finds supports of the right size (exactly 20 on every instance
 // from M/N = 1 on) and is level with BIHT there (0.88-1.03 times its
 // error on the two sets), but 1.2-1.3 and 1.6 times behind it at 0.25
-// and 0.5. It costs 4.9-12.7 times BIHT's CPU time (medians of the
+// and 0.5. It costs 3.7-9.8 times BIHT's CPU time (medians of the
 // per-instance ratios; 14-25 on the first set before the changes above),
 // depending on the instances as much as on M/N: BIHT, told K, converges
 // in 23-95 products on this family. Of Recover's time about 60% is the
@@ -261,28 +262,28 @@
 // regression's fit was kept):
 //
 //	family         flips  M/N   Recover         BIHT            passive          wins   kept   support     ratio
-//	Generate K=10  3%     0.25  0.106 ± 0.033   0.144 ± 0.035   0.156 ± 0.029    41/50  40/50  7.26 ± 3.8  0.43
-//	               3%     0.5   0.0694 ± 0.019  0.144 ± 0.036   0.107 ± 0.020    49/50  50/50  6.62 ± 1.1  0.48
-//	               3%     1     0.0392 ± 0.013  0.118 ± 0.023   0.0780 ± 0.014   49/50  44/50  8.44 ± 2.3  0.36
-//	               3%     1.5   0.0274 ± 0.0097 0.112 ± 0.018   0.0632 ± 0.012   50/50  47/50  8.44 ± 0.97 0.22
-//	               3%     2     0.0259 ± 0.0079 0.112 ± 0.015   0.0575 ± 0.0096  50/50  45/50  8.88 ± 1.9  0.26
-//	               10%    0.25  0.164 ± 0.043   0.261 ± 0.044   0.184 ± 0.039    50/50  50/50  3.80 ± 1.2  0.67
-//	               10%    0.5   0.0926 ± 0.026  0.232 ± 0.033   0.126 ± 0.023    50/50  50/50  5.76 ± 1.3  1.3
-//	               10%    1     0.0631 ± 0.016  0.215 ± 0.019   0.0914 ± 0.016   50/50  50/50  7.14 ± 1.4  0.66
-//	               10%    1.5   0.0479 ± 0.016  0.211 ± 0.020   0.0728 ± 0.013   50/50  50/50  7.42 ± 1.5  0.62
-//	               10%    2     0.0391 ± 0.012  0.208 ± 0.014   0.0610 ± 0.013   50/50  50/50  7.94 ± 1.4  0.39
-//	rademacher     3%     0.25  0.257 ± 0.055   0.235 ± 0.048   (0.400)          17/50  35/50  10.9 ± 7.7  2.1
-//	K=20           3%     0.5   0.109 ± 0.022   0.163 ± 0.038   (0.395)          46/50  49/50  15.0 ± 2.8  0.68
-//	               3%     1     0.0636 ± 0.013  0.128 ± 0.029   (0.396)          50/50  50/50  17.6 ± 1.4  1.0
-//	               3%     1.5   0.0435 ± 0.011  0.127 ± 0.017   (0.394)          50/50  50/50  19.0 ± 1.0  1.1
-//	               3%     2     0.0368 ± 0.0081 0.114 ± 0.015   (0.393)          50/50  50/50  19.5 ± 0.95 0.83
-//	               10%    0.25  0.332 ± 0.058   0.331 ± 0.049   (0.402)          25/50  49/50  4.16 ± 3.5  1.2
-//	               10%    0.5   0.189 ± 0.040   0.283 ± 0.032   (0.403)          50/50  50/50  10.0 ± 2.4  1.8
-//	               10%    1     0.105 ± 0.019   0.246 ± 0.023   (0.394)          50/50  50/50  14.6 ± 1.8  0.68
-//	               10%    1.5   0.0749 ± 0.015  0.222 ± 0.023   (0.394)          50/50  50/50  16.8 ± 1.6  0.58
-//	               10%    2     0.0583 ± 0.015  0.224 ± 0.017   (0.394)          50/50  50/50  18.0 ± 1.5  0.42
+//	Generate K=10  3%     0.25  0.106 ± 0.033   0.144 ± 0.035   0.156 ± 0.029    41/50  40/50  7.26 ± 3.8  0.37
+//	               3%     0.5   0.0694 ± 0.019  0.144 ± 0.036   0.107 ± 0.020    49/50  50/50  6.62 ± 1.1  0.45
+//	               3%     1     0.0392 ± 0.013  0.118 ± 0.023   0.0780 ± 0.014   49/50  44/50  8.44 ± 2.3  0.29
+//	               3%     1.5   0.0274 ± 0.0097 0.112 ± 0.018   0.0632 ± 0.012   50/50  47/50  8.44 ± 0.97 0.23
+//	               3%     2     0.0259 ± 0.0079 0.112 ± 0.015   0.0575 ± 0.0096  50/50  45/50  8.88 ± 1.9  0.24
+//	               10%    0.25  0.164 ± 0.043   0.261 ± 0.044   0.184 ± 0.039    50/50  50/50  3.80 ± 1.2  0.64
+//	               10%    0.5   0.0926 ± 0.026  0.232 ± 0.033   0.126 ± 0.023    50/50  50/50  5.76 ± 1.3  1.1
+//	               10%    1     0.0631 ± 0.016  0.215 ± 0.019   0.0914 ± 0.016   50/50  50/50  7.14 ± 1.4  0.60
+//	               10%    1.5   0.0479 ± 0.016  0.211 ± 0.020   0.0728 ± 0.013   50/50  50/50  7.42 ± 1.5  0.56
+//	               10%    2     0.0391 ± 0.012  0.208 ± 0.014   0.0610 ± 0.013   50/50  50/50  7.94 ± 1.4  0.36
+//	rademacher     3%     0.25  0.257 ± 0.055   0.235 ± 0.048   (0.400)          17/50  35/50  10.9 ± 7.7  1.6
+//	K=20           3%     0.5   0.109 ± 0.022   0.163 ± 0.038   (0.395)          46/50  49/50  15.0 ± 2.8  0.65
+//	               3%     1     0.0636 ± 0.013  0.128 ± 0.029   (0.396)          50/50  50/50  17.6 ± 1.4  0.93
+//	               3%     1.5   0.0435 ± 0.011  0.127 ± 0.017   (0.394)          50/50  50/50  19.0 ± 1.0  0.71
+//	               3%     2     0.0368 ± 0.0081 0.114 ± 0.015   (0.393)          50/50  50/50  19.5 ± 0.95 0.57
+//	               10%    0.25  0.332 ± 0.058   0.331 ± 0.049   (0.402)          25/50  49/50  4.16 ± 3.5  1.0
+//	               10%    0.5   0.189 ± 0.040   0.283 ± 0.032   (0.403)          50/50  50/50  10.0 ± 2.4  1.3
+//	               10%    1     0.105 ± 0.019   0.246 ± 0.023   (0.394)          50/50  50/50  14.6 ± 1.8  0.55
+//	               10%    1.5   0.0749 ± 0.015  0.222 ± 0.023   (0.394)          50/50  50/50  16.8 ± 1.6  0.61
+//	               10%    2     0.0583 ± 0.015  0.224 ± 0.017   (0.394)          50/50  50/50  18.0 ± 1.5  0.43
 //
-// (load 6-7 on the 2 cores.) With flipped signs Recover beats BIHT told K
+// (load 5-6 on the 2 cores.) With flipped signs Recover beats BIHT told K
 // at every ratio on Generate's instances (0.19-0.74 times its error) and
 // from M/N = 0.5 on on the rademacher family (0.26-0.67 times), and the
 // passive estimator everywhere (0.43-0.89 times its error on Generate's
@@ -325,12 +326,12 @@
 //
 //   - Time, at most 10 times BIHT's at N = 1000, M/N = 0.5, 1, 2 and at
 //     N = M = 4000, growing with N like BIHT's: met on Generate's
-//     instances (medians of the per-instance ratios 1.9, 3.2, 4.5; 1.6
+//     instances (medians of the per-instance ratios 2.2, 3.3, 4.7; 1.6
 //     at N = M = 4000; slope 0.87 against BIHT's 1.49). On the rademacher
-//     family with K = 20 met on one set of 50 instances per ratio (5.9,
-//     4.9, 7.5) and at M/N = 1 and 2 on the other (8.3, 6.3), not at
-//     M/N = 0.5 there (11.8; 25, 20, 15 before the cheaper search and the
-//     inexact x-updates); on Generate's instances with K = 20 met (4.5,
+//     family with K = 20 met on both sets of 50 instances per ratio (9.8,
+//     7.9, 5.9 and 5.0, 3.7, 6.5; 25, 20, 15 before the cheaper search,
+//     the Gram matrix kept and the inexact x-updates), narrowly at M/N =
+//     0.5 (9.8; 11.8 without the Gram matrix kept); on Generate's instances with K = 20 met (4.5,
 //     3.9, 1.6). With K = 5 on the rademacher family Recover costs 12-14
 //     products against BIHT's 2-4 (ratios 5.1-10.2, at 0.9-6.5 ms).
 //   - Accuracy, mean error at most BIHT's from M/N = 1 on and within 1.3
@@ -389,5 +390,8 @@
 // 20, M/N = 0.5-2; same errors); the inexact x-updates (InnerRel 0.01)
 // cut the continuation's products by 22-28% (20 instances per ratio and
 // family); taking up to 4 columns per product in the regression saved
-// 2-15 products per Recover (8 instances per setting, same errors).
+// 2-15 products per Recover (8 instances per setting, same errors);
+// keeping the corral's Gram matrix across Wolfe's minor cycles (the same
+// iterates) cut 10-30% of Recover's CPU time on 20 rademacher instances
+// at M/N = 0.5 (K = 20), where the margin computations were half of it.
 package onebit
