@@ -300,18 +300,20 @@
 //
 // Generate, M = N, K = 10, 20 instances per N (bench onebit -scale-seeds
 // 20, seeds other than the tables above; medians of the solving thread's
-// CPU time and of Work; ratio of the medians; errors are means; load 6-9):
+// CPU time and of Work; ratio of the medians; errors are means; load 5):
 //
 //	N     Recover ms  BIHT ms  ratio  products Recover/BIHT  error Recover/BIHT
-//	250   8.36        1.03     8.1    305 / 51               0.0497 / 0.0476
-//	500   15.1        3.64     4.2    162 / 55               0.0184 / 0.0181
-//	1000  18.2        7.04     2.6    73 / 39                0.00589 / 0.00483
-//	2000  31.9        21.3     1.5    36 / 18                0.00395 / 0.00337
-//	4000  118         74.6     1.6    20 / 12.6              0.00182 / 0.00138
+//	250   5.53        0.914    6.1    305 / 51               0.0497 / 0.0476
+//	500   9.20        3.12     3.0    162 / 55               0.0184 / 0.0181
+//	1000  12.7        6.12     2.1    73 / 39                0.00589 / 0.00483
+//	2000  28.5        16.0     1.8    36 / 18                0.00395 / 0.00337
+//	4000  92.6        54.5     1.7    20 / 12.6              0.00182 / 0.00138
 //
-// Log-log slopes of the CPU time over N = 250..4000: Recover 0.87, BIHT
-// 1.49 (before the regression and the inexact x-updates, on 50 instances
-// per N: 0.81 and 1.57, ratio 1.22 at N = 4000 with 17.5 products). Most of
+// Log-log slopes of the CPU time over N = 250..4000: Recover 0.98, BIHT
+// 1.42 (another run of the same instances at load 6-9: 0.87 and 1.49,
+// ratio 1.6 at N = 4000; before the regression and the inexact x-updates,
+// on 50 instances per N: 0.81 and 1.57, ratio 1.22 at N = 4000 with 17.5
+// products). Most of
 // Recover's products are with a working set of a few dozen columns, so
 // its cost grows more slowly than that of BIHT's full products; the
 // regression adds one pass over Phi and a few full products. Its error
@@ -326,8 +328,8 @@
 //
 //   - Time, at most 10 times BIHT's at N = 1000, M/N = 0.5, 1, 2 and at
 //     N = M = 4000, growing with N like BIHT's: met on Generate's
-//     instances (medians of the per-instance ratios 2.2, 3.3, 4.7; 1.6
-//     at N = M = 4000; slope 0.87 against BIHT's 1.49). On the rademacher
+//     instances (medians of the per-instance ratios 2.2, 3.3, 4.7; 1.6-1.7
+//     at N = M = 4000; slope 0.87-0.98 against BIHT's 1.42-1.49). On the rademacher
 //     family with K = 20 met on both sets of 50 instances per ratio (9.8,
 //     7.9, 5.9 and 5.0, 3.7, 6.5; 25, 20, 15 before the cheaper search,
 //     the Gram matrix kept and the inexact x-updates), narrowly at M/N =
