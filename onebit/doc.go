@@ -338,16 +338,17 @@
 //     products against BIHT's 2-4 (ratios 5.1-10.2, at 0.9-6.5 ms).
 //   - Accuracy, mean error at most BIHT's from M/N = 1 on and within 1.3
 //     times below: met on Generate's instances with K = 10 (0.92-1.03
-//     times from M/N = 1 on, 1.30 and 1.26 at 0.25 and 0.5) and on the
-//     rademacher family with K = 20 from M/N = 1 on (0.88-1.03 times on
-//     two instance sets); not met on the rademacher family at M/N = 0.25
-//     and 0.5 (1.22-1.27 and 1.56-1.60 times), nor on Generate's
-//     instances with K = 20 from M/N = 1 on (1.33, 1.05, 1.11 times at
-//     M/N = 1, 1.5, 2: its supports of 18-19 miss the smallest of the
-//     Gaussian coefficients; 0.98 and 1.14 times at 0.25 and 0.5), nor
-//     at N = M = 2000 and 4000 (1.17 and 1.32 times). On the rademacher family with K = 5, whose signs take
-//     only 16 distinct patterns (so the error does not fall with M for
-//     any decoder), it is level (0.96-1.09 times).
+//     times from M/N = 1 on; 1.30, at the limit, and 1.26 at 0.25 and
+//     0.5) and on the rademacher family with K = 20 from M/N = 1 on
+//     (0.88-1.03 times on two instance sets) and at 0.25 (1.22-1.27
+//     times); not met on the rademacher family at M/N = 0.5 (1.56-1.60
+//     times), nor on Generate's instances with K = 20 from M/N = 1 on
+//     (1.33, 1.05, 1.11 times at M/N = 1, 1.5, 2: its supports of 18-19
+//     miss the smallest of the Gaussian coefficients; 0.98 and 1.14 times
+//     at 0.25 and 0.5), nor at N = M = 2000 and 4000 (1.17 and 1.32
+//     times). On the rademacher family with K = 5, whose signs take only
+//     16 distinct patterns (so the error does not fall with M for any
+//     decoder), it is level (0.96-1.09 times).
 //   - Flipped signs, error at most BIHT's with a support near K: met on
 //     Generate's instances at every ratio (3% and 10% flipped with K =
 //     10, 10% with K = 20) and on the rademacher family from M/N = 0.5 on
