@@ -233,11 +233,11 @@
 // per ratio; bench onebit -rec-families gauss/20):
 //
 //	M/N   Recover          BIHT             wins   support     CPU ms Recover/BIHT  ratio  products
-//	0.25  0.148 ± 0.032    0.151 ± 0.034    31/50  15.7 ± 2.7  25.0 / 3.25         7.5    359 / 38
-//	0.5   0.0568 ± 0.022   0.0500 ± 0.018   19/50  17.6 ± 1.9  34.2 / 8.86         4.5    249 / 80
-//	1     0.0219 ± 0.0095  0.0165 ± 0.0051  18/50  18.2 ± 1.3  42.5 / 12.3         3.9    199 / 69
-//	1.5   0.0104 ± 0.0045  0.00994 ± 0.0036 28/50  18.5 ± 1.2  45.8 / 11.2         4.6    168 / 48
-//	2     0.00828 ± 0.0044 0.00745 ± 0.0022 29/50  18.6 ± 1.1  56.9 / 37.1         1.6    141 / 110
+//	0.25  0.148 ± 0.032    0.151 ± 0.034    31/50  15.7 ± 2.7  31.7 / 3.76         8.2    359 / 38
+//	0.5   0.0568 ± 0.022   0.0500 ± 0.018   19/50  17.6 ± 1.9  44.3 / 10.2         4.8    249 / 80
+//	1     0.0219 ± 0.0095  0.0165 ± 0.0051  18/50  18.2 ± 1.3  54.7 / 13.2         4.3    199 / 69
+//	1.5   0.0104 ± 0.0045  0.00994 ± 0.0036 28/50  18.5 ± 1.2  51.4 / 11.6         4.5    168 / 48
+//	2     0.00828 ± 0.0044 0.00745 ± 0.0022 29/50  18.6 ± 1.1  74.9 / 40.6         1.9    141 / 110
 //
 // Recover's supports (16-19) miss some of the smallest Gaussian
 // coefficients, and it is 1.05-1.33 times behind BIHT told K from M/N =
@@ -333,9 +333,10 @@
 //     family with K = 20 met on both sets of 50 instances per ratio (9.8,
 //     7.9, 5.9 and 5.0, 3.7, 6.5; 25, 20, 15 before the cheaper search,
 //     the Gram matrix kept and the inexact x-updates), narrowly at M/N =
-//     0.5 (9.8; 11.8 without the Gram matrix kept); on Generate's instances with K = 20 met (4.5,
-//     3.9, 1.6). With K = 5 on the rademacher family Recover costs 12-14
-//     products against BIHT's 2-4 (ratios 5.1-10.2, at 0.9-6.5 ms).
+//     0.5 (9.8; 11.8 without the Gram matrix kept); on Generate's
+//     instances with K = 20 met (4.8, 4.3, 1.9). With K = 5 on the
+//     rademacher family Recover costs 12-14 products against BIHT's 2-4
+//     (ratios 4.6-9.4, at 1.0-6.7 ms).
 //   - Accuracy, mean error at most BIHT's from M/N = 1 on and within 1.3
 //     times below: met on Generate's instances with K = 10 (0.92-1.03
 //     times from M/N = 1 on; 1.30, at the limit, and 1.26 at 0.25 and
