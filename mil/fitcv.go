@@ -214,7 +214,7 @@ func (s Selection) String() string {
 // FitCV chooses lambda, the pooling and the scaling by stratified
 // cross-validation inside d (s.Folds folds from s.Seed; the score of a
 // setting is its mean test-fold AUC; ties go to the earlier setting in
-// grid order; see PreferBase for a preference for Base's setting) and
+// grid order; see PreferBase for a preference for Base's lambda) and
 // returns the model refitted with the chosen options on
 // all of d, with the Selection.
 //
