@@ -91,8 +91,16 @@ type SweepPoint struct {
 	Impl  string  `json:"impl"`
 	Two   *Timing `json:"two_products"`
 	Sweep *Timing `json:"grad_sweep"`
+	// Read is one streaming read of A (Nrm2 over A, whose kernel does one
+	// load per multiply-add), timed with the others: what one pass over A
+	// costs from where A lives, at this implementation's vector width.
+	Read *Timing `json:"read_a,omitempty"`
 	// Speedup is Two's median time over Sweep's.
 	Speedup float64 `json:"speedup"`
+	// Ceiling is Two's median time over Read's: the speedup of a GradSweep
+	// that cost no more than reading A once (about 2 when MulVec and
+	// MulTransVec each run at the streaming rate).
+	Ceiling float64 `json:"ceiling,omitempty"`
 }
 
 // kernelSpec describes one measured kernel. Bytes count every element read
@@ -498,7 +506,7 @@ func addKernelRow(t *Table, pt KernelPoint) {
 func runSweeps(ctx context.Context, env *Env, res *KernelsResult, shapes []Shape, ks []vec.Kernels, r *rand.Rand,
 	target time.Duration, reps int, prog *Progress) error {
 	tab := &Table{Title: "GradSweep (ax = Ax, g = Aᵀφ(ax) in one pass) vs MulVec, φ, MulTransVec; 1-bit CS φ",
-		Columns: []string{"rows x cols", "impl", "two products", "spread", "GradSweep", "spread", "speedup"}}
+		Columns: []string{"rows x cols", "impl", "two products", "spread", "GradSweep", "spread", "speedup", "read A once", "ceiling"}}
 	defer func() {
 		if len(tab.Rows) > 0 {
 			env.Table(tab)
@@ -532,6 +540,12 @@ func runSweeps(ctx context.Context, env *Env, res *KernelsResult, shapes []Shape
 				for range iters {
 					k.GradSweep(ax, g, a, sh.Cols, x, phi)
 				}
+			}, func(iters int) {
+				s := 0.0
+				for range iters {
+					s += k.Nrm2(a)
+				}
+				runtime.KeepAlive(s)
 			})
 		}
 		ss, err := measure(ctx, loops, target, reps)
@@ -541,11 +555,14 @@ func runSweeps(ctx context.Context, env *Env, res *KernelsResult, shapes []Shape
 		bytes, flops := 8*int64(sh.Rows*sh.Cols), 4*int64(sh.Rows*sh.Cols) // A once, two multiply-adds per element
 		for i, k := range ks {
 			p := SweepPoint{Shape: sh, Impl: k.Name(),
-				Two: newTiming(k.Name(), ss[2*i], bytes, flops), Sweep: newTiming(k.Name(), ss[2*i+1], bytes, flops)}
+				Two: newTiming(k.Name(), ss[3*i], bytes, flops), Sweep: newTiming(k.Name(), ss[3*i+1], bytes, flops),
+				Read: newTiming(k.Name(), ss[3*i+2], bytes, 2*int64(sh.Rows*sh.Cols))}
 			p.Speedup = p.Two.Ns.Median / p.Sweep.Ns.Median
+			p.Ceiling = p.Two.Ns.Median / p.Read.Ns.Median
 			res.Sweeps = append(res.Sweeps, p)
 			tab.Add(sh.String(), k.Name(), FmtNs(p.Two.Ns.Median), "±"+FmtSig(p.Two.Ns.Spread(), 2)+"%",
-				FmtNs(p.Sweep.Ns.Median), "±"+FmtSig(p.Sweep.Ns.Spread(), 2)+"%", FmtSig(p.Speedup, 3)+"×")
+				FmtNs(p.Sweep.Ns.Median), "±"+FmtSig(p.Sweep.Ns.Spread(), 2)+"%", FmtSig(p.Speedup, 3)+"×",
+				FmtNs(p.Read.Ns.Median), FmtSig(p.Ceiling, 3)+"×")
 		}
 		prog.Done(1)
 	}

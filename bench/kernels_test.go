@@ -118,6 +118,9 @@ func TestKernelsJSONAndSVG(t *testing.T) {
 		checkTiming(t, "GradSweep two products", p.Two, bytes, flops)
 		checkTiming(t, "GradSweep", p.Sweep, bytes, flops)
 		assert.True(t, relClose(p.Speedup, p.Two.Ns.Median/p.Sweep.Ns.Median), "sweep speedup %g", p.Speedup)
+		require.NotNil(t, p.Read, "GradSweep point without the read of A")
+		checkTiming(t, "GradSweep read of A", p.Read, bytes, 2*int64(sh.Rows*sh.Cols))
+		assert.True(t, relClose(p.Ceiling, p.Two.Ns.Median/p.Read.Ns.Median), "sweep ceiling %g", p.Ceiling)
 	}
 	for i, tab := range sec.Tables {
 		rows := 3

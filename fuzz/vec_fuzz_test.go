@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"runtime"
 	"testing"
+	_ "unsafe" // for the linkname of setSweepPath
 
 	"github.com/neadmm/neadmm/internal/guard"
 	"github.com/neadmm/neadmm/vec"
@@ -502,14 +504,43 @@ func checkMulVec(t *testing.T, data []byte) {
 	})
 }
 
-// checkGradSweep runs GradSweep with phi(i, v) = xt[i], so that its g is
-// A^T xt, and checks that ax and g are the same bits as MulVec's (ax) and
-// MulTransVec's (g) on the same implementation, hence within their specs;
-// that phi saw each row once, in order, with the final ax[i]; and that
-// nothing outside ax and g changed. A second run with phi(i, v) = v*xt[i]
-// (w depends on ax) must match MulVec, the map and MulTransVec bit for bit
-// (NaN payloads aside: see sameValues).
+// setSweepPath is vec's unexported test switch of GradSweep's paths (see
+// its doc there).
+//
+//go:linkname setSweepPath github.com/neadmm/neadmm/vec.setSweepPath
+func setSweepPath(mode string) (restore func(), ok bool)
+
+// sweepPaths are the GradSweep paths the fuzz targets run: on amd64 each
+// pipeline for every matrix (the thresholds that choose them need matrices
+// larger than a fuzz input), elsewhere GradSweep's own choice.
+func sweepPaths() []string {
+	if runtime.GOARCH == "amd64" {
+		return []string{"auto", "rows", "groups"}
+	}
+	return []string{"auto"}
+}
+
+// checkGradSweep runs GradSweep on each of sweepPaths with phi(i, v) =
+// xt[i], so that its g is A^T xt, and checks that ax and g are the same
+// bits as MulVec's (ax) and MulTransVec's (g) on the same implementation,
+// hence within their specs; that phi saw each row once, in order, with the
+// final ax[i]; and that nothing outside ax and g changed. A second run with
+// phi(i, v) = v*xt[i] (w depends on ax) must match MulVec, the map and
+// MulTransVec bit for bit (NaN payloads aside: see sameValues).
 func checkGradSweep(t *testing.T, path string, k vec.Kernels, ga, gx *guard.Vec, rows, cols int, xt, wantAx, wantG []float64, mode int) {
+	t.Helper()
+	for _, sp := range sweepPaths() {
+		restore, ok := setSweepPath(sp)
+		if !ok {
+			t.Fatalf("vec cannot set GradSweep path %q", sp)
+		}
+		checkGradSweepPath(t, fmt.Sprintf("%s, path %s", path, sp), k, ga, gx, rows, cols, xt, wantAx, wantG, mode)
+		restore()
+	}
+}
+
+// checkGradSweepPath is checkGradSweep on the path set.
+func checkGradSweepPath(t *testing.T, path string, k vec.Kernels, ga, gx *guard.Vec, rows, cols int, xt, wantAx, wantG []float64, mode int) {
 	t.Helper()
 	a, x := append([]float64(nil), ga.S()...), append([]float64(nil), gx.S()...)
 	what := fmt.Sprintf("%s: GradSweep (%d x %d)", path, rows, cols)

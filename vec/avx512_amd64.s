@@ -743,3 +743,139 @@ s1_hsum:
 	VMOVSD        X0, (DI)
 	VZEROUPPER
 	RET
+
+// func sweep4AVX512(g, a []float64, cols int, w *[4]float64, ax *[4]float64, x []float64)
+//
+// One step of GradSweep's group pipeline on the near rows a[0:4*cols] and
+// the far rows a[4*cols:8*cols]:
+//   g[j]  += w[0]*near0[j], then w[1]*near1[j], ... (each fused: as one
+//            pass of mulTransVec4AVX512, so the same bits)
+//   ax[r]  = far_r . x   (the sums and reduction of mulVec4AVX512)
+// in one pass over the columns (cols > 0). The near rows were read from
+// memory by the previous step and are in L2; the far rows come from
+// memory. Run one after the other (mulVec4AVX512, then mulTransVec4AVX512
+// from L2) the memory stream stops while the second pass runs; here the
+// L2 reads of the near rows overlap the memory reads of the far ones.
+// Registers: DX = &g[0], R8..R11 = &near0..3[0], R12, R13, R14, DI =
+// &far0..3[0], SI = &x[0], AX = j, BX = cols, CX = end of the 16-column
+// loop, K1 = the lanes of the last cols%8 columns; Z0..Z3 and Z4..Z7 =
+// the two partial sums of each far row (columns j..j+8 and j+8..j+16 of
+// every 16, as mulVec4AVX512), Z8, Z9 = x, Z10..Z13 = w[0..3] in every
+// lane, Z14, Z15 = g. Per 16 columns 20 loads and 2 stores feed 16 FMAs.
+TEXT ·sweep4AVX512(SB), NOSPLIT, $0-96
+	MOVQ         g_base+0(FP), DX
+	MOVQ         a_base+24(FP), R8
+	MOVQ         cols+48(FP), BX
+	MOVQ         w+56(FP), AX
+	VBROADCASTSD (AX), Z10
+	VBROADCASTSD 8(AX), Z11
+	VBROADCASTSD 16(AX), Z12
+	VBROADCASTSD 24(AX), Z13
+	MOVQ         x_base+72(FP), SI
+	LEAQ         (R8)(BX*8), R9
+	LEAQ         (R9)(BX*8), R10
+	LEAQ         (R10)(BX*8), R11
+	LEAQ         (R11)(BX*8), R12
+	LEAQ         (R12)(BX*8), R13
+	LEAQ         (R13)(BX*8), R14
+	LEAQ         (R14)(BX*8), DI
+	MOVQ         BX, CX
+	TAILMASK(CX, AX)
+	XORQ         AX, AX
+	VPXORQ       Z0, Z0, Z0
+	VPXORQ       Z1, Z1, Z1
+	VPXORQ       Z2, Z2, Z2
+	VPXORQ       Z3, Z3, Z3
+	MOVQ         BX, CX
+	ANDQ         $-16, CX
+	JZ           s4_rem8
+	VPXORQ       Z4, Z4, Z4
+	VPXORQ       Z5, Z5, Z5
+	VPXORQ       Z6, Z6, Z6
+	VPXORQ       Z7, Z7, Z7
+
+s4_loop16:
+	VMOVUPD     (SI)(AX*8), Z8
+	VMOVUPD     64(SI)(AX*8), Z9
+	VFMADD231PD (R12)(AX*8), Z8, Z0     // far row 0 += far0[j:j+8] * x[j:j+8]
+	VFMADD231PD (R13)(AX*8), Z8, Z1
+	VFMADD231PD (R14)(AX*8), Z8, Z2
+	VFMADD231PD (DI)(AX*8), Z8, Z3
+	VFMADD231PD 64(R12)(AX*8), Z9, Z4   // second sums, columns j+8..j+16
+	VFMADD231PD 64(R13)(AX*8), Z9, Z5
+	VFMADD231PD 64(R14)(AX*8), Z9, Z6
+	VFMADD231PD 64(DI)(AX*8), Z9, Z7
+	VMOVUPD     (DX)(AX*8), Z14
+	VMOVUPD     64(DX)(AX*8), Z15
+	VFMADD231PD (R8)(AX*8), Z10, Z14    // g[j:j+8] += w[0]*near0[j:j+8], rows in order
+	VFMADD231PD 64(R8)(AX*8), Z10, Z15
+	VFMADD231PD (R9)(AX*8), Z11, Z14
+	VFMADD231PD 64(R9)(AX*8), Z11, Z15
+	VFMADD231PD (R10)(AX*8), Z12, Z14
+	VFMADD231PD 64(R10)(AX*8), Z12, Z15
+	VFMADD231PD (R11)(AX*8), Z13, Z14
+	VFMADD231PD 64(R11)(AX*8), Z13, Z15
+	VMOVUPD     Z14, (DX)(AX*8)
+	VMOVUPD     Z15, 64(DX)(AX*8)
+	ADDQ        $16, AX
+	CMPQ        AX, CX
+	JB          s4_loop16
+	VADDPD      Z4, Z0, Z0
+	VADDPD      Z5, Z1, Z1
+	VADDPD      Z6, Z2, Z2
+	VADDPD      Z7, Z3, Z3
+
+s4_rem8:
+	MOVQ        BX, CX
+	ANDQ        $-8, CX
+	CMPQ        AX, CX
+	JAE         s4_tail
+	VMOVUPD     (SI)(AX*8), Z8
+	VFMADD231PD (R12)(AX*8), Z8, Z0
+	VFMADD231PD (R13)(AX*8), Z8, Z1
+	VFMADD231PD (R14)(AX*8), Z8, Z2
+	VFMADD231PD (DI)(AX*8), Z8, Z3
+	VMOVUPD     (DX)(AX*8), Z14
+	VFMADD231PD (R8)(AX*8), Z10, Z14
+	VFMADD231PD (R9)(AX*8), Z11, Z14
+	VFMADD231PD (R10)(AX*8), Z12, Z14
+	VFMADD231PD (R11)(AX*8), Z13, Z14
+	VMOVUPD     Z14, (DX)(AX*8)
+	ADDQ        $8, AX
+
+s4_tail:
+	CMPQ        AX, BX
+	JAE         s4_hsum
+	// The last cols%8 columns, masked as in mulVec4AVX512 and
+	// mulTransVec4AVX512: no load or store past the rows, x or g.
+	VMOVUPD.Z   (SI)(AX*8), K1, Z8
+	VFMADD231PD (R12)(AX*8), Z8, K1, Z0
+	VFMADD231PD (R13)(AX*8), Z8, K1, Z1
+	VFMADD231PD (R14)(AX*8), Z8, K1, Z2
+	VFMADD231PD (DI)(AX*8), Z8, K1, Z3
+	VMOVUPD.Z   (DX)(AX*8), K1, Z14
+	VFMADD231PD (R8)(AX*8), Z10, K1, Z14
+	VFMADD231PD (R9)(AX*8), Z11, K1, Z14
+	VFMADD231PD (R10)(AX*8), Z12, K1, Z14
+	VFMADD231PD (R11)(AX*8), Z13, K1, Z14
+	VMOVUPD     Z14, K1, (DX)(AX*8)
+
+s4_hsum:
+	// As mulVec4AVX512's: Z0..Z3 to [r0 r1 r2 r3].
+	MOVQ          ax+64(FP), DI
+	VEXTRACTF64X4 $1, Z0, Y4
+	VEXTRACTF64X4 $1, Z1, Y5
+	VEXTRACTF64X4 $1, Z2, Y6
+	VEXTRACTF64X4 $1, Z3, Y7
+	VADDPD        Y4, Y0, Y0
+	VADDPD        Y5, Y1, Y1
+	VADDPD        Y6, Y2, Y2
+	VADDPD        Y7, Y3, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x21, Y2, Y0, Y1
+	VBLENDPD      $12, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VZEROUPPER
+	RET

@@ -1,5 +1,10 @@
 package vec
 
+import (
+	"math"
+	_ "unsafe" // for the linkname of setSweepPath
+)
+
 // GradSweep sets ax = A x and g = A^T w with w[i] = phi(i, ax[i]), where A is
 // len(ax) x cols row-major in a, in one pass over the rows of A: each block
 // of rows is multiplied by x, mapped through phi, and added into g while it
@@ -25,17 +30,29 @@ package vec
 // When it pays: each of MulVec and MulTransVec streams A from wherever it
 // lives, and GradSweep does so once, the second use of each row costing a
 // pass over data in L1 or L2 instead; the saving is large when A comes
-// from memory and small when it comes from a cache that streams about as
-// fast as L2. Measured on Zen 5 (BenchmarkGradSweep, go run ./bench
-// kernels; medians on a shared machine, spreads of 10-30%), time of MulVec,
-// the map and MulTransVec over GradSweep's: 1.3-1.6x on avx512 at
-// 1000 x 1000 (A in L3; the row pipeline, bound by L1 loads), 1.05-1.45x on
-// avx2 there (groups of four rows), 1.3-1.7x on both at 4000 x 4000 (A in
-// memory), and 0.9-1.2x on generic, whose scalar loops are bound by
-// arithmetic, not memory. For a matrix that stays in L2 between calls
-// (below about 100k elements) both read A from cache and GradSweep gains
-// 1.1-1.3x at most; for one in L3 with rows wider than 1024 columns, about
-// nothing.
+// from memory or L3 and small when it comes from a cache that streams
+// about as fast as L2. The ceiling is 2x: on Zen 5 MulVec and MulTransVec
+// each take about as long as one streaming read of A (Nrm2 over A; within
+// 16% at 1000 x 1000 and 4000 x 4000, on avx512 and avx2), so a GradSweep
+// that cost no more than one read would halve their time. Measured there
+// (six runs of 21-31 interleaved rounds, two of them go run ./bench
+// kernels, which times the read too, four the same loops in a scratch
+// test, on a shared 2-core machine at loads of 1 to 9; the
+// range of the runs' medians, then in brackets the 10th to 90th
+// percentile of the per-round ratios at a load of 1), time of MulVec, the
+// map and MulTransVec over GradSweep's: at 1000 x 1000 (A in L3)
+// 1.42-1.53x (1.45-1.70) on avx512, whose row pipeline does about as much
+// work in L1 as one read of A from L3 takes and so overlaps the two only
+// in part, and 1.13-1.35x (1.27-1.40) on avx2 (groups of four rows); at
+// 4000 x 4000 (A in memory) 1.37-1.62x on avx512 (the group pipeline,
+// 7-10% faster than plain groups in paired rounds; plain groups measured
+// 1.46x (1.34-1.57) at load 1) and 1.49-1.74x (1.33-1.74) on avx2, whose
+// MulVec and MulTransVec run below the streaming rate; and 0.9-1.2x on
+// generic, whose scalar loops are bound by arithmetic, not memory. Under
+// load the rounds spread more widely (the other core competes for L3 and
+// memory). For a matrix that stays in L2 between calls (below about
+// 100k elements) both read A from cache and GradSweep gains 1.1-1.3x at
+// most; for one in L3 with rows wider than 1024 columns, 1.0-1.3x.
 func GradSweep(ax, g, a []float64, cols int, x []float64, phi func(i int, axi float64) float64) {
 	active.GradSweep(ax, g, a, cols, x, phi)
 }
@@ -55,12 +72,33 @@ func (k Kernels) GradSweep(ax, g, a []float64, cols int, x []float64, phi func(i
 // pipeline (see gradSweep): one step touches four rows' worth of data (the
 // near and far rows, x and g), 32 KB at 1024 columns, which must stay in
 // the 48 KB L1 cache of Zen 4 and 5 (Intel's since Ice Lake) for the near
-// row to be found there. Wider rows go through the 4-row kernels, the
+// row to be found there. Wider rows go through groups of four rows, the
 // second read from L2.
-const sweepPipelineMaxCols = 1024
+//
+// GradSweep runs the group pipeline (sweep4) where rows have more than
+// sweepGroupMinCols columns and A has at least sweepGroupMinElems
+// elements, and plain groups of four elsewhere.
+//
+// The three are variables, not constants, so that the tests can send any
+// matrix down any path (setSweepPath).
+//
+// Measured on Zen 5, group pipeline time over plain groups' (medians of
+// 15-41 interleaved pairs, one to two runs per shape, load 1.4-7): 0.91-0.94
+// at 4000 x 4000, 0.92 at 2000 x 4000, 0.96 at 8000 x 3000 (A in memory);
+// at 2000 columns 0.93 (8000 rows) and 1.08 (12000 rows), at 1500 columns
+// (16000 rows) 1.06-1.08, and 1.06 at 500 x 8000 (32 MB, in L3). Where it
+// wins, the diagnostic of reading the near rows from L1 instead (the same
+// kernel with near = far; one run, load 8) came within 5% of one streaming
+// read of A: the L2 re-read of the near rows is what the pipeline still
+// pays for.
+var (
+	sweepPipelineMaxCols = 1024
+	sweepGroupMinCols    = 2048
+	sweepGroupMinElems   = 8 << 20 // 64 MB, beyond the L3 of one Zen 5 CCD
+)
 
 // gradSweep is GradSweep on level l, arguments checked. It reads each row
-// of A twice, the second time from cache, in one of three ways, all with
+// of A twice, the second time from cache, in one of four ways, all with
 // the groups, sums and roundings of MulVec and MulTransVec, so the same
 // bits:
 //
@@ -68,6 +106,11 @@ const sweepPipelineMaxCols = 1024
 //     at most sweepPipelineMaxCols columns: each step adds row i (read by
 //     the step before, in L1) into g while it computes ax[i+1] from memory,
 //     so the arithmetic overlaps the loads;
+//   - a group pipeline, where the level has the sweep4 kernel and A is
+//     wide and large (see sweepGroupMinCols): each step adds group k (read
+//     by the step before, in L2) into g while it computes group k+1's ax
+//     from memory, so that the memory stream does not pause for the L2
+//     pass;
 //   - groups of four rows through the blocked kernels, where the level has
 //     them: ax for the group, phi, then the group into g from L1 or L2;
 //   - elsewhere Dot and then Axpy on each row, the second read from L1.
@@ -82,7 +125,8 @@ func gradSweep(l level, ax, g, a []float64, cols int, x []float64, phi func(int,
 	}
 	i := 0
 	n4 := len(ax) &^ 3 // the rows MulVec and MulTransVec do in blocks of 4
-	if pipelined(l) && cols <= sweepPipelineMaxCols && n4 >= 4 {
+	switch {
+	case pipelined(l) && cols <= sweepPipelineMaxCols && n4 >= 4:
 		// ax[0:4] as MulVec computes it; rows 0..2 into g (one rounding
 		// each, as in mulTransVec4: Axpy's fused kernels do the same); then
 		// the pipeline from row 3 to the last row of the last group.
@@ -95,6 +139,22 @@ func gradSweep(l level, ax, g, a []float64, cols int, x []float64, phi func(int,
 		}
 		axpyTo(g, phi(i, ax[i]), a[i*cols:(i+1)*cols], g, l)
 		i++
+	case grouped(l) && cols > sweepGroupMinCols && len(a) >= sweepGroupMinElems && n4 >= 8:
+		// Group 0's ax; then each step adds group k into g and computes
+		// group k+1's ax; the last group into g alone.
+		var w [4]float64
+		mulVecBlocked(l, ax[:4], a[:4*cols], cols, x)
+		for k := range w {
+			w[k] = phi(k, ax[k])
+		}
+		for ; i+8 <= n4; i += 4 {
+			sweep4(l, g, a[i*cols:(i+8)*cols], cols, &w, (*[4]float64)(ax[i+4:i+8]), x)
+			for k := range w {
+				w[k] = phi(i+4+k, ax[i+4+k])
+			}
+		}
+		mulTransVecBlocked(l, g, a[i*cols:(i+4)*cols], cols, w[:])
+		i += 4
 	}
 	var w [4]float64
 	for i < len(ax) {
@@ -113,4 +173,30 @@ func gradSweep(l level, ax, g, a []float64, cols int, x []float64, phi func(int,
 		axpyTo(g, phi(i, ax[i]), row, g, l)
 		i++
 	}
+}
+
+// sweepPaths are the modes of setSweepPath: "auto" is GradSweep's own
+// choice; "rows" sends every matrix the level can pipeline down the row
+// pipeline, "groups" every one down the group pipeline (see gradSweep).
+var sweepPaths = [...]string{"auto", "rows", "groups"}
+
+// setSweepPath makes GradSweep choose its path as mode (one of sweepPaths)
+// says until the returned function restores the thresholds; ok is false,
+// and nothing changes, for an unknown mode. Like setImpl it exists for
+// tests only (this package's, and the fuzz targets' through linkname), and
+// calling it while GradSweep runs on other goroutines is a data race.
+//
+//go:linkname setSweepPath
+func setSweepPath(mode string) (restore func(), ok bool) {
+	p, c, e := sweepPipelineMaxCols, sweepGroupMinCols, sweepGroupMinElems
+	switch mode {
+	case "auto":
+	case "rows":
+		sweepPipelineMaxCols = math.MaxInt
+	case "groups":
+		sweepPipelineMaxCols, sweepGroupMinCols, sweepGroupMinElems = 0, 0, 0
+	default:
+		return func() {}, false
+	}
+	return func() { sweepPipelineMaxCols, sweepGroupMinCols, sweepGroupMinElems = p, c, e }, true
 }

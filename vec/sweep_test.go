@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,7 +29,7 @@ func sweepShapes() [][2]int {
 		s = append(s, [2]int{4, n}, [2]int{5, n}, [2]int{n, 7}, [2]int{n, 9})
 	}
 	return append(s, [2]int{130, 1000}, [2]int{7, 1003}, [2]int{300, 100}, [2]int{83, 100}, [2]int{200, 10},
-		[2]int{131, 3}, [2]int{67, 4097}, [2]int{9, 8192})
+		[2]int{131, 3}, [2]int{67, 4097}, [2]int{9, 8192}, [2]int{8, 33}, [2]int{12, 2049}, [2]int{11, 47})
 }
 
 // lossPhi is the gradient map of 1-bit compressive sensing's one-sided
@@ -49,7 +50,22 @@ func lossPhi(y []float64) (func(i int, v float64) float64, *float64) {
 // (which TestMulVec checks against exact references; g is also checked
 // against refMulVec here, with MulTransVec's bound), phi must see each row
 // once, in order, with the final ax[i], and a and x must be unchanged.
+// On amd64 it does so on every path (vec.SweepPaths): the thresholds that
+// choose them need matrices too large to test at every shape.
 func TestGradSweep(t *testing.T) {
+	paths := vec.SweepPaths
+	if runtime.GOARCH != "amd64" {
+		paths = paths[:1] // only amd64 has pipelines
+	}
+	for _, path := range paths {
+		t.Run(path, func(t *testing.T) {
+			defer vec.SetSweepPath(path)()
+			testGradSweep(t)
+		})
+	}
+}
+
+func testGradSweep(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(31, 32))
 		for _, sh := range sweepShapes() {
