@@ -3,6 +3,7 @@ package mil
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -112,6 +113,8 @@ func TestFitCVErrors(t *testing.T) {
 		"bad base":      func(s *Search) { s.Base.Rho = 0 },
 		"bad WarmRho":   func(s *Search) { s.WarmRho = 2 },
 		"bad Reject":    func(s *Search) { s.Reject = -1 },
+		"bad RejectSE":  func(s *Search) { s.RejectSE = math.NaN() },
+		"bad Repeats":   func(s *Search) { s.Repeats = -2 },
 		"bad screening": func(s *Search) { s.ScreenFolds = -1 },
 	} {
 		s := DefaultSearch()
@@ -159,30 +162,89 @@ func TestFitCVCancel(t *testing.T) {
 	assert.Less(t, lat, 3*time.Second) // wall time: see TestFitCancelSetup
 }
 
-// TestFitCVPreferBase: on bags with a planted max rule, where Base's
-// setting is as good as any, PreferBase keeps it unless the best beats it
-// by more than a standard error, and the selection says so.
+// TestFitCVPreferBase: PreferBase moves lambda to Base's inside the best
+// setting's (scaling, pooling) pair when the best beats it by no more than
+// a standard error, never the pooling or the scaling, and the selection
+// says so.
 func TestFitCVPreferBase(t *testing.T) {
-	d, _, err := Synthetic(SynthConfig{Bags: 120, Features: 8, MinInstances: 2, MaxInstances: 6, Relevant: 2, Margin: 1, Seed: 55})
-	require.NoError(t, err)
-	s := smallSearch()
-	s.Lambdas = []float64{0.03, 0.01}
-	s.PreferBase = false
-	_, free, err := FitCV(context.Background(), d, s)
-	require.NoError(t, err)
-	s.PreferBase = true
-	_, pref, err := FitCV(context.Background(), d, s)
-	require.NoError(t, err)
-	var base Setting
-	for _, st := range free.Settings {
-		if st.Lambda == s.Base.Lambda && st.Pooling == s.Base.Pooling && st.Scaling == s.Base.Scaling {
-			base = st
+	for _, seed := range []uint64{55, 56, 57} {
+		d, _, err := Synthetic(SynthConfig{Bags: 120, Features: 8, MinInstances: 2, MaxInstances: 6, Relevant: 2, Margin: 1, Seed: seed})
+		require.NoError(t, err)
+		s := smallSearch()
+		s.Lambdas = []float64{0.03, 0.01, 0.003}
+		s.PreferBase = false
+		_, free, err := FitCV(context.Background(), d, s)
+		require.NoError(t, err)
+		s.PreferBase = true
+		_, pref, err := FitCV(context.Background(), d, s)
+		require.NoError(t, err)
+		var base Setting
+		for _, st := range free.Settings {
+			if st.Lambda == s.Base.Lambda && st.Pooling == free.Best.Pooling && st.Scaling == free.Best.Scaling {
+				base = st
+			}
+		}
+		require.NotZero(t, base.Lambda)
+		assert.Equal(t, free.Best.Pooling, pref.Best.Pooling)
+		assert.Equal(t, free.Best.Scaling, pref.Best.Scaling)
+		se := free.Best.AUCStd / math.Sqrt(float64(len(free.Best.FoldAUC)))
+		if free.Best.AUC-base.AUC <= se {
+			assert.Equal(t, base.String(), pref.Best.String())
+			assert.Equal(t, s.Base.Lambda, pref.Options.Lambda)
+		} else {
+			assert.Equal(t, free.Best.String(), pref.Best.String())
 		}
 	}
-	se := free.Best.AUCStd / math.Sqrt(float64(len(free.Best.FoldAUC)))
-	if free.Best.AUC-base.AUC <= se && !base.Rejected {
-		assert.Equal(t, base.String(), pref.Best.String())
-	} else {
-		assert.Equal(t, free.Best.String(), pref.Best.String())
+}
+
+// TestFitCVRepeats: Repeats runs the folds of that many independent splits,
+// the first of which are the splits of one repeat, and scores each setting
+// over all of them.
+func TestFitCVRepeats(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 90, Features: 6, MinInstances: 1, MaxInstances: 5, Seed: 58})
+	require.NoError(t, err)
+	s := smallSearch()
+	s.ScreenFolds = 0
+	_, one, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	s.Repeats = 2
+	_, two, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	assert.Equal(t, 2*s.Folds, two.Folds)
+	assert.Equal(t, 2*one.Fits, two.Fits)
+	require.Len(t, two.Settings, len(one.Settings))
+	differ := false
+	for i, st := range two.Settings {
+		require.Len(t, st.FoldAUC, 2*s.Folds)
+		assert.Equal(t, one.Settings[i].FoldAUC, st.FoldAUC[:s.Folds], st.String())
+		differ = differ || !slices.Equal(st.FoldAUC[:s.Folds], st.FoldAUC[s.Folds:])
+		mean, _, _ := meanStdAUC(st.FoldAUC)
+		assert.InDelta(t, mean, st.AUC, 1e-12)
 	}
+	assert.True(t, differ, "the second repeat's folds repeat the first's")
+	s.Repeats = -1
+	_, _, err = FitCV(context.Background(), d, s)
+	assert.ErrorIs(t, err, ErrBadInput)
+	assert.ErrorContains(t, err, "Repeats = -1")
+}
+
+// TestFitCVRejectSE: the screening margin is max(Reject, RejectSE*se);
+// RejectSE = 0 is 1, and a huge one rejects nothing.
+func TestFitCVRejectSE(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 120, Features: 20, MinInstances: 2, MaxInstances: 6, Relevant: 5, Margin: 1e-3, Seed: 59})
+	require.NoError(t, err)
+	s := smallSearch()
+	s.Reject = 0
+	s.RejectSE = 1
+	_, one, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	s.RejectSE = 0
+	_, zero, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	assert.Equal(t, one.String(), zero.String())
+	s.RejectSE = 1e9
+	_, none, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	assert.Zero(t, none.Rejected, none.String())
+	assert.Positive(t, one.Rejected, "the test needs a grid where the screening rejects")
 }
