@@ -73,7 +73,7 @@ func BIHT(ctx context.Context, p *Problem, x []float64, opt BIHTOptions) (BIHTRe
 	}
 	var ws bihtWork
 	ws.op.setFull(p)
-	return ws.run(ctx, &ws.op, p.y, x, opt.K, opt.MaxIter)
+	return ws.run(ctx, &ws.op, p.y, x, opt.K, opt.MaxIter, 0)
 }
 
 // bihtWork is BIHT's workspace.
@@ -83,8 +83,10 @@ type bihtWork struct {
 }
 
 // run is BIHT from x = 0 with the operator op (len(x) = op.k) and the
-// measurements y, keeping the k largest magnitudes per iteration.
-func (ws *bihtWork) run(ctx context.Context, op *operator, y, x []float64, k int, maxIter int) (BIHTResult, error) {
+// measurements y, keeping the k largest magnitudes per iteration. With
+// patience > 0 it also stops after patience iterations without a new
+// lowest count of violated signs (cycling, when told a wrong k).
+func (ws *bihtWork) run(ctx context.Context, op *operator, y, x []float64, k int, maxIter, patience int) (BIHTResult, error) {
 	var res BIHTResult
 	m, n := len(y), op.k
 	ws.ax, ws.r = buf.Grow(ws.ax, m), buf.Grow(ws.r, m)
@@ -95,6 +97,7 @@ func (ws *bihtWork) run(ctx context.Context, op *operator, y, x []float64, k int
 	clear(x)
 	p0, w0 := op.products, op.work
 	var err error
+	fewest, fewestIt := m+1, 0
 	for it := 1; it <= maxIter; it++ {
 		if cerr := ctx.Err(); cerr != nil {
 			err = fmt.Errorf("onebit: BIHT cancelled before iteration %d: %w", it, cerr)
@@ -119,6 +122,11 @@ func (ws *bihtWork) run(ctx context.Context, op *operator, y, x []float64, k int
 		}
 		if slices.Equal(old, x) {
 			res.Fixed = true
+			break
+		}
+		if bad < fewest {
+			fewest, fewestIt = bad, it
+		} else if patience > 0 && it-fewestIt >= patience {
 			break
 		}
 	}

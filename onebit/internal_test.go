@@ -54,14 +54,7 @@ func nan() float64 { return math.NaN() }
 // with many measurements it finds the support exactly (the RIC stop adds
 // no noise column), and its fit is the least-squares one on that support.
 func TestRegress(t *testing.T) {
-	in, err := Generate(GenOptions{M: 2000, N: 100, K: 4, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := in.Problem()
-	if err != nil {
-		t.Fatal(err)
-	}
+	in, p := problemFor(t, GenOptions{M: 2000, N: 100, K: 4, Seed: 3})
 	var s Solver
 	s.resize(p)
 	x := make([]float64, 100)
@@ -123,4 +116,54 @@ func dotSlices(a, b []float64) float64 {
 		s += a[i] * b[i]
 	}
 	return s
+}
+
+// TestBIHTPatience checks the polish's early stop of BIHT: told one
+// coordinate too few, BIHT cannot become consistent and, without
+// patience, runs to its cap; with patience it stops patience iterations
+// after its last new fewest violations. Patience 0 is BIHT itself.
+func TestBIHTPatience(t *testing.T) {
+	_, p := problemFor(t, GenOptions{M: 200, N: 100, K: 8, Seed: 5})
+	ctx := context.Background()
+	var ws bihtWork
+	ws.op.setFull(p)
+	x0, x1 := make([]float64, 100), make([]float64, 100)
+	const maxIter = 400
+	r0, err := ws.run(ctx, &ws.op, p.y, x0, 3, maxIter, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r0.Hamming == 0 || r0.Fixed || r0.Iterations != maxIter {
+		t.Fatalf("K = 3 of 8 without patience: %+v, want a run to the cap without consistency", r0)
+	}
+	const patience = 10
+	r1, err := ws.run(ctx, &ws.op, p.y, x1, 3, maxIter, patience)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r1.Iterations >= maxIter || r1.Iterations <= patience {
+		t.Errorf("with patience %d: %d iterations, want fewer than %d and more than the patience", patience, r1.Iterations, maxIter)
+	}
+	var b BIHTResult
+	xb := make([]float64, 100)
+	if b, err = BIHT(ctx, p, xb, BIHTOptions{K: 3, MaxIter: maxIter}); err != nil {
+		t.Fatal(err)
+	}
+	if b.Iterations != r0.Iterations || !slices.Equal(xb, x0) {
+		t.Errorf("patience 0 differs from BIHT: %d against %d iterations", r0.Iterations, b.Iterations)
+	}
+}
+
+// problemFor generates the instance of o and returns it with its Problem.
+func problemFor(t *testing.T, o GenOptions) (*Instance, *Problem) {
+	t.Helper()
+	in, err := Generate(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := in.Problem()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in, p
 }

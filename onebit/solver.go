@@ -229,6 +229,8 @@ type Solver struct {
 	saveDual   []float64 // 1+N: the dual before it
 	cw         centerWork
 	rw         regressWork
+	bw         bihtWork        // Recover's polish
+	bx         []float64       // N: its estimate
 	wolfeCap   int             // major cycles per margin computation
 	capPrev    float64         // the last stage's loss cap (Recover)
 	done       <-chan struct{} // the search's ctx.Done()
@@ -270,6 +272,7 @@ func (s *Solver) resize(p *Problem) {
 	s.colBuf = buf.Grow(s.colBuf, p.m)
 	s.trial = growInts(s.trial, p.n)
 	s.pos = growInts(s.pos, p.n)
+	s.bx = buf.Grow(s.bx, p.n)
 	if s.skipOut == nil {
 		s.skipOut = func(i int) bool { return s.out[i] }
 	}
