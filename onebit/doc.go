@@ -262,33 +262,41 @@
 // support, and the larger of the two centers' margins picked the support
 // nearer the truth on 13 of the 15 instances where they differed. The
 // polish (RecoverOptions.Polish) does that when the margin mu is small
-// (mu*M/|S| < 0.15; right supports had 0.08-0.74), with BIHT stopped
-// after 300 iterations or 30 without progress (told one coordinate too
-// few it never becomes consistent). Paired against the same instances
-// without it (bench onebit -rec-seeds 50, N = 1000; mean paired
-// difference of the error ± its standard error; the other cells did not
-// change):
+// (mu*M/|S| < 0.15; right supports had 0.08-0.74), told |S|+1 instead
+// when BIHT told |S| finds no consistent support (5 of those 20 supports
+// were one short), with BIHT stopped after 300 iterations or 30 without
+// fewer violations (told too few coordinates it cycles). Paired against
+// the same instances without it (bench onebit -rec-seeds 50, N = 1000,
+// two instance sets: -rec-ratios 0.25,0.5,1,2 and -rec-ratios 0.5,1,2 draw
+// different ones; mean errors, the mean paired difference ± its standard
+// error, medians of the products):
 //
-//	family          M/N   without     with        BIHT        paired difference    products (medians)
-//	rademacher K=20 0.25  0.208       0.178       0.155       -0.0298 ± 0.0061     557 -> 661 (BIHT 85)
-//	                0.5   0.0451      0.0349      0.0298      -0.0102 ± 0.0030     304 -> 345 (BIHT 58)
-//	                0.5   0.0496      0.0370      0.0265      -0.0126 ± 0.0032     324 -> 371 (BIHT 56)
-//	                1, 2  unchanged on both sets (no instance changed)             +0 to +10
-//	Generate K=10   0.25  0.0606      0.0529      0.0496      -0.0077 ± 0.0025     123 -> 140 (BIHT 63)
-//	                0.5   0.0207      0.0189      0.0207      -0.0018 ± 0.0013     89 -> 114 (BIHT 59)
-//	                0.5   0.0181      0.0178      0.0187      -0.0004 ± 0.0003     88 -> 101 (BIHT 52)
-//	                1     0.00841     0.00789     0.00815     -0.0005 ± 0.0003     67 -> 69 (BIHT 55)
-//	                1     0.00805     0.00722     0.00690     -0.0008 ± 0.0005     72 -> 84 (BIHT 21)
-//	                2     0.00343     0.00323     0.00321     -0.0002 ± 0.0001     62 -> 66 (BIHT 19)
+//	family          M/N   without  with     BIHT     paired difference     products       BIHT's
+//	rademacher K=20 0.25  0.208    0.180    0.155    -0.0283 ± 0.0062      557 -> 702     85
+//	                0.5   0.0451   0.0306   0.0298   -0.0145 ± 0.0030      304 -> 392     58
+//	                0.5   0.0496   0.0312   0.0265   -0.0185 ± 0.0031      324 -> 388     56
+//	                1     0.0100   0.0100   0.0104   0 (no change)         162 -> 162     20
+//	                1     0.00953  0.00958  0.00965  +0.00005 ± 0.00005    155 -> 165     24
+//	                2     0.00451  0.00462  0.00484  +0.00011 ± 0.00008    112 -> 118     26
+//	                2     0.00481  0.00489  0.00507  +0.00008 ± 0.00007    114 -> 115     22
+//	Generate K=10   0.25  0.0606   0.0527   0.0496   -0.0079 ± 0.0027      123 -> 146     63
+//	                0.5   0.0207   0.0188   0.0207   -0.0019 ± 0.0011      89 -> 123      59
+//	                0.5   0.0181   0.0172   0.0187   -0.0010 ± 0.0007      88 -> 101      52
+//	                1     0.00841  0.00793  0.00815  -0.0005 ± 0.0003      67 -> 69       55
+//	                1     0.00805  0.00763  0.00690  -0.0004 ± 0.0005      72 -> 84       21
+//	                2     0.00295  0.00287  0.00286  -0.0001 ± 0.0001      61 -> 62       16
+//	                2     0.00343  0.00328  0.00321  -0.0002 ± 0.0002      62 -> 66       19
 //
-// (Two instance sets: bench onebit -rec-ratios 0.25,0.5,1,2 and
-// -rec-ratios 0.5,1,2 draw different instances.) With 3% and 10% of the
-// signs flipped (Generate, K = 10, M/N = 1) no instance changed: the
-// polish runs only when no measurement was left out as an outlier, and
-// there the support search's center had a large margin or none. It
-// costs one BIHT run on the instances where it runs: at rademacher M/N
-// = 0.5, +13-15% of Recover's products (median) and +10% of its CPU time
-// (30 instances, both variants run side by side on the 2 cores).
+// With 3% and 10% of the signs flipped (Generate, K = 10, M/N = 1) no
+// instance changed: the polish runs only when no measurement was left out
+// as an outlier. Its cost is one or two BIHT runs on the instances where
+// it runs (at rademacher M/N = 0.5 +20-30% of Recover's products, median;
+// +10% of its CPU time on 30 instances with |S| only, both variants run
+// side by side on the 2 cores). In the run of the second set, the medians
+// of the per-instance CPU ratios were 11.1, 9.5, 7.9 (rademacher K = 20,
+// M/N = 0.5, 1, 2) and 2.8, 4.6, 4.0 (Generate K = 10); the same session's
+// run without the polish gave 12.9, 11.5, 7.8 on the same instances
+// (the CPU clock's noise on this shared machine is of that order).
 //
 // # Flipped signs (measured)
 //
@@ -379,24 +387,24 @@
 //     the Gram matrix kept and the inexact x-updates), narrowly at M/N =
 //     0.5 (9.8; 11.8 without the Gram matrix kept); on Generate's
 //     instances with K = 20 met (4.8, 4.3, 1.9). With the polish, on
-//     the rademacher family at load 1 on this day's machine: 11.3, 10.1,
-//     7.8 at M/N = 0.5, 1, 2 against 12.9, 11.5, 7.8 without it in the
-//     same session (the same instances; products 371 against 324 at 0.5,
-//     6.6 times BIHT's): not met there in either variant, the CPU time
-//     ratios of these runs being 20-30% above the earlier ones even where
-//     no estimate and no product count changed. With K = 5 on the
+//     the rademacher family at load 1: 11.1, 9.5, 7.9 at M/N = 0.5, 1, 2
+//     against 12.9, 11.5, 7.8 without it in the same session (the same
+//     instances; products 388 against 324 at 0.5, 6.9 times BIHT's): not
+//     met at 0.5 in either variant in these runs, whose CPU ratios were
+//     20-30% above the earlier ones even where no estimate and no product
+//     count changed. With K = 5 on the
 //     rademacher family Recover costs 12-14 products against BIHT's 2-4
 //     (ratios 4.6-9.4, at 1.0-6.7 ms).
 //   - Accuracy, mean error at most BIHT's from M/N = 1 on and within 1.3
 //     times below: met on Generate's instances with K = 10 (0.92-1.03
 //     times from M/N = 1 on; 1.30, at the limit, and 1.26 at 0.25 and
-//     0.5; with the polish 0.95-1.07 times at M/N = 0.25-2) and on the
+//     0.5; with the polish 0.91-1.11 times at M/N = 0.25-2) and on the
 //     rademacher family with K = 20 from M/N = 1 on (0.88-1.03 times on
-//     two instance sets) and at 0.25 (1.15 times with the polish; 1.22-1.35
-//     before); at M/N = 0.5 met on one set of 50 instances and not on
-//     the other (1.17 and 1.40 times with the polish, 1.51 and 1.87 times
-//     without it on the same instances; 1.56-1.60 on earlier sets),
-//     not met before the polish (not re-measured with it) on Generate's
+//     two instance sets; 0.93-0.99 with the polish), at 0.25 (1.16 times
+//     with the polish; 1.22-1.35 before) and, with the polish, at 0.5
+//     (1.02 and 1.18 times on two sets of 50 instances; 1.51 and 1.87
+//     times without it on the same instances, 1.56-1.60 on earlier sets);
+//     not met, before the polish (not re-measured with it), on Generate's
 //     instances with K = 20 from M/N = 1 on (1.33, 1.05, 1.11 times at
 //     M/N = 1, 1.5, 2: its supports of 18-19 miss the smallest of the
 //     Gaussian coefficients; 0.98 and 1.14 times at 0.25 and 0.5), nor at

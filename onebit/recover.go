@@ -129,16 +129,17 @@ type RecoverOptions struct {
 	// always the shorter description and is kept. It costs one pass over
 	// Phi and one product with Phi^T per 1-4 coordinates of its support.
 	Regress bool
-	// Polish runs BIHT on the working set's columns (all of Phi without
-	// one), told K = the size of the centered support, and keeps the
-	// center of the consistency cell of BIHT's support instead when that
-	// center's margin is larger (only when no measurement was left out as
-	// an outlier: without flips). The continuation's support is of the
-	// right size but may hold a few wrong coordinates that the swaps do
-	// not find; BIHT, told that size, finds another support, and the
-	// margin, a larger one of which goes with a support nearer the truth,
-	// picks between them. See the package documentation for what it
-	// bought.
+	// Polish, when the centered estimate's margin mu is small
+	// (mu*M/|S| < 0.15, |S| its support's size) and no measurement was
+	// left out as an outlier (no flips seen), runs BIHT from zero on all
+	// of Phi told K = |S| (or |S|+1 if that finds no consistent support),
+	// and keeps the center of the consistency cell of BIHT's support
+	// instead when that center's margin is larger. The continuation's
+	// support is of about the right size but may hold a few wrong
+	// coordinates that the swaps do not find; BIHT, told that size, finds
+	// another support, and the larger margin mostly goes with the support
+	// nearer the truth. See the package documentation for what it bought
+	// and cost.
 	Polish bool
 }
 
@@ -289,8 +290,8 @@ type RecoverResult struct {
 //     elimination, with opt.Swap exchanges;
 //  4. with opt.Center, the center of the support's consistency cell;
 //     with opt.Polish, when that center's margin is small, BIHT told the
-//     support's size and the center of BIHT's support instead if its
-//     margin is larger;
+//     support's size (or one more) and the center of BIHT's support
+//     instead if its margin is larger;
 //  5. with opt.Regress, a least-squares fit of the signs on a greedily
 //     grown support, kept instead when it describes the signs in fewer
 //     nats (with flipped signs; see RecoverOptions.Regress).
@@ -907,8 +908,17 @@ func (s *Solver) polish(ctx context.Context, p *Problem, res *RecoverResult) err
 	q := len(s.support())
 	xb := s.bx
 	// BIHT's products are counted by s.full, with the rest of Recover's.
-	if _, err := s.bw.run(ctx, &s.full, p.y, xb, q, polishMaxIter, polishPatience); err != nil {
-		return fmt.Errorf("onebit: Recover cancelled in the polish: %w", err)
+	// If told |S| it finds no consistent support, |S| may be one short
+	// (the continuation missed a coordinate, leaving a thin cell): its fit
+	// told |S|+1 is the candidate then.
+	for kb := q; kb <= min(q+1, p.n); kb++ {
+		br, err := s.bw.run(ctx, &s.full, p.y, xb, kb, polishMaxIter, polishPatience)
+		if err != nil {
+			return fmt.Errorf("onebit: Recover cancelled in the polish: %w", err)
+		}
+		if br.Hamming == 0 {
+			break
+		}
 	}
 	if !s.op.full { // BIHT's support into the working set
 		add := s.cand[:0]
