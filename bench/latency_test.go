@@ -122,7 +122,9 @@ func TestLatencyCancelDuringSolve(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res, _, _ := latencyRows(t, ctx, exitInterrupted, t.TempDir(), "-ops", "recover", "-problems", "1000x500", "-goroutines", "2")
+	// -scale 100: hundreds of calls, so the run cannot finish before the
+	// cancel however fast Recover gets (at scale 1 it took 6 calls of 9 ms).
+	res, _, _ := latencyRows(t, ctx, exitInterrupted, t.TempDir(), "-ops", "recover", "-problems", "1000x500", "-goroutines", "2", "-scale", "100")
 	assert.Less(t, time.Since(start), 3*time.Second, "not a prompt stop")
 	assert.Empty(t, res.Rows)
 }
