@@ -243,8 +243,7 @@
 //
 // Recover's supports (16-19) leave out some of the smallest Gaussian
 // coefficients; with the polish it is 0.88-1.02 times BIHT told K's error
-// (before it, 1.05-1.33 times behind from M/N =
-// 0.5 on. On the rademacher family with K = 5, whose signs take only 16
+// (before it, 1.05-1.33 times behind from M/N = 0.5 on). On the rademacher family with K = 5, whose signs take only 16
 // distinct patterns on the support (the error of every decoder stays near
 // 0.06-0.08 whatever M), Recover and BIHT are level (0.96-1.09 times),
 // Recover at 12-14 products against BIHT's 2-4.
