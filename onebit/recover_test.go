@@ -243,3 +243,32 @@ func TestRecoverPolish(t *testing.T) {
 	require.Positive(t, polished, "the polish never acted on %d instances (it changed 21 of 50 in the measurements)", seeds)
 	assert.Less(t, sumOn, sumOff, "the polished estimates must be nearer the truth on average (%d polished)", polished)
 }
+
+// TestRecoverPolishPartial checks the polish where the support found is
+// one on which the signs are not separable (a true coordinate missing):
+// the estimate is then the center of the signs it satisfies, and a
+// polished support on which all the signs are separable replaces it
+// (N = 300, M = 600, K = 5: without the polish 8 of the 600 signs stay
+// violated).
+func TestRecoverPolishPartial(t *testing.T) {
+	const n, m, k = 300, 600, 5
+	in := mustGenerate(t, m, n, k, 139)
+	p := mustProblem(t, in)
+	var s onebit.Solver
+	off := onebit.DefaultRecoverOptions()
+	off.Polish = false
+	x0, x1 := make([]float64, n), make([]float64, n)
+	r0, err := s.Recover(t.Context(), p, x0, off)
+	require.NoError(t, err)
+	require.Positive(t, p.Hamming(x0), "the instance no longer has an inseparable support; pick another")
+	require.Zero(t, r0.Outliers)
+	r1, err := s.Recover(t.Context(), p, x1, onebit.DefaultRecoverOptions())
+	require.NoError(t, err)
+	assert.True(t, r1.Polished)
+	assert.True(t, r1.Centered)
+	assert.Positive(t, r1.Margin)
+	assert.Zero(t, p.Hamming(x1), "the polished estimate is the center of a consistency cell")
+	assert.Zero(t, r1.Hamming)
+	assert.Less(t, onebit.AngularError(in.X, x1), onebit.AngularError(in.X, x0))
+	t.Logf("error %.4f -> %.4f, violated %d -> 0", onebit.AngularError(in.X, x0), onebit.AngularError(in.X, x1), int(p.Hamming(x0)*m+0.5))
+}

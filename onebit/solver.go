@@ -232,6 +232,7 @@ type Solver struct {
 	bw         bihtWork        // Recover's polish
 	bx         []float64       // N: its estimate
 	wolfeCap   int             // major cycles per margin computation
+	partial    bool            // the last center was that of the satisfied signs only
 	capPrev    float64         // the last stage's loss cap (Recover)
 	done       <-chan struct{} // the search's ctx.Done()
 	noFull     bool            // stop a stage instead of leaving the working set
