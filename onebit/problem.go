@@ -281,6 +281,15 @@ func sign(v float64) float64 {
 	return v
 }
 
+// column copies column j of Phi into col (len M): a strided read, for
+// the few columns the search and the sign regression touch outside a
+// working set.
+func (p *Problem) column(col []float64, j int) {
+	for i := range col {
+		col[i] = p.phi[i*p.n+j]
+	}
+}
+
 func (p *Problem) checkLen(fn string, x []float64) {
 	if len(x) != p.n {
 		panic(fmt.Sprintf("onebit.Problem.%s: len(x) = %d, want N = %d", fn, len(x), p.n))

@@ -342,7 +342,8 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 		s.rw.x = buf.Grow(s.rw.x, p.n)
 		var ok bool
 		if regK, regV, ok = s.regress(ctx, p, s.rw.x); !ok {
-			backprojectUnit(s, p, x)
+			s.backprojection(x, p)
+			normalize(x)
 			return res, fmt.Errorf("onebit: Recover cancelled in the sign regression: %w", ctx.Err())
 		}
 	}
@@ -450,13 +451,6 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 		res.WorkingSet = s.ws.k
 	}
 	return res, nil
-}
-
-// backprojectUnit sets x to Phi^T y normalized (the estimate a Recover
-// cancelled before its first stage leaves).
-func backprojectUnit(s *Solver, p *Problem, x []float64) {
-	s.backprojection(x, p)
-	normalize(x)
 }
 
 // capDepth returns the depth tau beyond which a violation is capped (see
@@ -640,9 +634,7 @@ func (s *Solver) column(p *Problem, c int) []float64 {
 		return s.ws.col(c)
 	}
 	col := s.colBuf[:p.m]
-	for i := range col {
-		col[i] = p.phi[i*p.n+c]
-	}
+	p.column(col, c)
 	return col
 }
 
@@ -879,17 +871,21 @@ func (s *Solver) center(p *Problem, res *RecoverResult) {
 		return
 	}
 	s.partial = false
+	cleared := false
 	if res.Outliers > 0 {
 		// Without flipped signs, a nearly consistent estimate (error well
 		// below 1/M) gives a cap so small that a sign it violates by a
 		// little is flagged; signs separable with all the others on the
-		// support are no outliers.
+		// support are no outliers. Their margin is then the one below (no
+		// sign left out), so it is not computed twice.
 		if mg := s.wolfeMargin(p, sup, 0, nil, res); mg > 0 && !s.cancelled {
 			clear(s.out)
-			res.Outliers = 0
+			res.Outliers, res.Margin, cleared = 0, mg, true
 		}
 	}
-	res.Margin = s.margin(p, sup, 0, res)
+	if !cleared {
+		res.Margin = s.margin(p, sup, 0, res)
+	}
 	if res.Margin > 0 {
 		for u, c := range sup {
 			s.x[c] = s.xc[u]

@@ -14,10 +14,7 @@ import (
 func TestRecover(t *testing.T) {
 	var s onebit.Solver
 	ctx := context.Background()
-	seeds := uint64(4)
-	if testing.Short() {
-		seeds = 2
-	}
+	seeds := testSeeds(4, 2)
 	for seed := uint64(0); seed < seeds; seed++ {
 		in := mustGenerate(t, 400, 200, 5, seed)
 		p := mustProblem(t, in)
@@ -161,10 +158,7 @@ func TestRecoverOptions(t *testing.T) {
 func TestRecoverFlips(t *testing.T) {
 	var s onebit.Solver
 	ctx := context.Background()
-	seeds := uint64(4)
-	if testing.Short() {
-		seeds = 2
-	}
+	seeds := testSeeds(4, 2)
 	for seed := uint64(0); seed < seeds; seed++ {
 		in, err := onebit.Generate(onebit.GenOptions{M: 400, N: 200, K: 5, Flip: 0.1, Seed: seed})
 		require.NoError(t, err)
@@ -205,10 +199,7 @@ func TestRecoverFlips(t *testing.T) {
 // such instances, N = 1000).
 func TestRecoverPolish(t *testing.T) {
 	const n, m, k = 1000, 250, 10
-	seeds := uint64(8)
-	if testing.Short() {
-		seeds = 4
-	}
+	seeds := testSeeds(8, 4)
 	var s onebit.Solver
 	ctx := context.Background()
 	off := onebit.DefaultRecoverOptions()
@@ -271,4 +262,13 @@ func TestRecoverPolishPartial(t *testing.T) {
 	assert.Zero(t, r1.Hamming)
 	assert.Less(t, onebit.AngularError(in.X, x1), onebit.AngularError(in.X, x0))
 	t.Logf("error %.4f -> %.4f, violated %d -> 0", onebit.AngularError(in.X, x0), onebit.AngularError(in.X, x1), int(p.Hamming(x0)*m+0.5))
+}
+
+// testSeeds returns how many instances a test runs: full, or short
+// under -short.
+func testSeeds(full, short uint64) uint64 {
+	if testing.Short() {
+		return short
+	}
+	return full
 }

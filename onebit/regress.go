@@ -143,9 +143,7 @@ func (s *Solver) regress(ctx context.Context, p *Problem, x []float64) (support,
 	clear(ax)
 	for _, j := range sel {
 		col := s.colBuf[:m]
-		for i := range col {
-			col[i] = p.phi[i*n+j]
-		}
+		p.column(col, j)
 		vec.Axpy(x[j], col, ax)
 	}
 	s.full.work += float64(k) / float64(n)
@@ -157,13 +155,11 @@ func (s *Solver) regress(ctx context.Context, p *Problem, x []float64) (support,
 // squared norm *rss passes the risk inflation criterion, takes it out of
 // the residual, updates *rss and reports true.
 func (s *Solver) join(p *Problem, j, t, capS int, rss *float64, penalty float64) bool {
-	m, n := p.m, p.n
+	m := p.m
 	rw := &s.rw
 	q := rw.q[t*m : (t+1)*m]
 	rc := rw.r[t*capS : (t+1)*capS]
-	for i := range q {
-		q[i] = p.phi[i*n+j]
-	}
+	p.column(q, j)
 	// Modified Gram-Schmidt twice (the columns may be nearly dependent);
 	// R accumulates both passes.
 	clear(rc[:t+1])
