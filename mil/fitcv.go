@@ -101,8 +101,10 @@ type Search struct {
 // rho at 2% of where that fit ended. The pooling and scaling are those
 // of the best CV AUC; within them DefaultOptions' lambda 0.01 is kept
 // unless another beats it by more than one standard error (PreferBase).
-// The final fit uses DefaultOptions with the chosen lambda, pooling and
-// scaling.
+// The ensembles of two or three settings are candidates too, chosen when
+// their CV AUC beats the chosen setting's by more than 0.01 (EnsembleSize,
+// EnsembleMargin). The final fit uses DefaultOptions with the chosen
+// lambda, pooling and scaling (one per member for an ensemble).
 func DefaultSearch() Search {
 	return Search{
 		Lambdas:     []float64{0.03, 0.01, 0.003},
@@ -117,6 +119,9 @@ func DefaultSearch() Search {
 		PreferBase:  true,
 		WarmRho:     0.02,
 		CVRhoGrowth: 1.05,
+
+		EnsembleSize:   3,
+		EnsembleMargin: 0.01,
 	}
 }
 
@@ -161,7 +166,7 @@ func (s Search) Validate() error {
 		}
 	}
 	for _, sc := range s.Scalings {
-		if sc < ScaleAuto || sc > ScaleNone {
+		if sc < ScaleAuto || sc > ScaleBag {
 			return bad("Scalings: %d, unknown", int(sc))
 		}
 	}

@@ -17,6 +17,7 @@ func smallSearch() Search {
 	s.Lambdas = []float64{0.03, 0.003}
 	s.Poolings = []Pooling{MaxPooling(), MeanPooling()}
 	s.Folds = 3
+	s.EnsembleSize = 0 // the tests of ensembles set it
 	return s
 }
 

@@ -79,15 +79,25 @@ const (
 	// to match, so that the step constant stays finite; the problem is the
 	// same.)
 	ScaleNone
+	// ScaleBag standardizes as ScaleAuto but divides each column by the
+	// standard deviation of the bags' means of it (every bag weighs the
+	// same) instead of the instances': the L1 penalty then weighs a
+	// feature by how much it varies between bags. With mean pooling the
+	// model is L1 logistic regression on the bags' mean features
+	// standardized over the bags. A column whose bag means are all equal
+	// but whose instances vary keeps the instances' deviation.
+	ScaleBag
 )
 
-// String returns "auto" or "none".
+// String returns "auto", "none" or "bag".
 func (s Scaling) String() string {
 	switch s {
 	case ScaleAuto:
 		return "auto"
 	case ScaleNone:
 		return "none"
+	case ScaleBag:
+		return "bag"
 	}
 	return fmt.Sprintf("Scaling(%d)", int(s))
 }
@@ -143,7 +153,7 @@ type Options struct {
 	Loss LossScale
 	// Weighting is Uniform (default) or Balanced.
 	Weighting Weighting
-	// Scaling is ScaleAuto (default) or ScaleNone.
+	// Scaling is ScaleAuto (default), ScaleNone or ScaleBag.
 	Scaling Scaling
 	// Pooling is the bag score rule q_i = P(t_i): the zero value is the
 	// paper's max; see Pooling for the others.
@@ -246,7 +256,7 @@ func (o Options) Validate() error {
 		return bad("Loss = %d, unknown", int(o.Loss))
 	case o.Weighting < Uniform || o.Weighting > Balanced:
 		return bad("Weighting = %d, unknown", int(o.Weighting))
-	case o.Scaling < ScaleAuto || o.Scaling > ScaleNone:
+	case o.Scaling < ScaleAuto || o.Scaling > ScaleBag:
 		return bad("Scaling = %d, unknown", int(o.Scaling))
 	case o.Beta < BetaAuto || o.Beta > BetaDirect:
 		return bad("Beta = %d, unknown", int(o.Beta))
@@ -375,8 +385,10 @@ func (r FitResult) Stop() string {
 // Model is a fitted multi-instance classifier: the bag score of a bag is
 // P(x_j . beta + beta0) over its instances j, P the pooling it was fitted
 // with (the max by default), its probability the logistic sigmoid of the
-// score. A Model is immutable and safe for concurrent use by multiple
-// goroutines.
+// score. A Model may also be an ensemble of such models (Ensemble; FitCV
+// returns one when its cross-validation prefers it), whose bag score is
+// the mean of its parts'. A Model is immutable and safe for concurrent use
+// by multiple goroutines.
 type Model struct {
 	beta  []float64 // on the raw features
 	beta0 float64
@@ -538,10 +550,15 @@ func prepare(ctx context.Context, d *Dataset, opt *Options) (*prepared, error) {
 		nnz = d.NNZ()
 	}
 	switch opt.Scaling {
-	case ScaleAuto:
+	case ScaleAuto, ScaleBag:
 		st, err := fitColumns(ctx, d)
 		if err != nil {
 			return nil, err // "mil: FitScaler: ...", ctx's error or ErrBadInput
+		}
+		if opt.Scaling == ScaleBag {
+			if err := bagDeviations(ctx, d, st); err != nil {
+				return nil, err
+			}
 		}
 		center := !d.IsSparse()
 		pr.back = standardView(d, st, center)
@@ -808,7 +825,7 @@ func (m *Model) NumFeatures() int {
 
 // Coefficients returns a copy of beta and the bias beta0 on the raw
 // features: the score of an instance x is x . beta + beta0. A nil model
-// has none.
+// has none. For an ensemble they are the weighted mean of its parts'.
 func (m *Model) Coefficients() (beta []float64, beta0 float64) {
 	if m == nil {
 		return nil, 0
@@ -816,7 +833,8 @@ func (m *Model) Coefficients() (beta []float64, beta0 float64) {
 	return append([]float64(nil), m.beta...), m.beta0
 }
 
-// Result returns the diagnostics of the fit (zero for a nil model).
+// Result returns the diagnostics of the fit (zero for a nil model); for an
+// ensemble, its first part's with NonZero counted on the mean coefficients.
 func (m *Model) Result() FitResult {
 	if m == nil {
 		return FitResult{}
@@ -825,7 +843,8 @@ func (m *Model) Result() FitResult {
 }
 
 // Options returns the options the model was fitted with (defaults filled
-// in, Callback nil), the zero Options for a nil model.
+// in, Callback nil), the zero Options for a nil model; for an ensemble,
+// its first part's (Parts has the others).
 func (m *Model) Options() Options {
 	if m == nil {
 		return Options{}
@@ -833,7 +852,8 @@ func (m *Model) Options() Options {
 	return m.opt
 }
 
-// Pooling returns the bag score rule of the model.
+// Pooling returns the bag score rule of the model (of an ensemble's first
+// part).
 func (m *Model) Pooling() Pooling { return m.Options().Pooling }
 
 func (m *Model) check(d *Dataset, fn string) error {

@@ -398,3 +398,55 @@ func (s *Scaler) checkLengths(dst, beta []float64, fn string) error {
 	}
 	return nil
 }
+
+// bagDeviations replaces st.sd[j] of every non-constant column by the
+// population standard deviation of the bags' means of column j (each bag
+// weighing the same), when that is positive (ScaleBag). It works on the
+// values divided by the column's largest magnitude, as fitColumns does,
+// and shifted by the instances' mean, so the squares neither overflow nor
+// cancel; it checks ctx as fitColumns does.
+func bagDeviations(ctx context.Context, d *Dataset, st *colStats) error {
+	nf, nb := d.NumFeatures(), d.NumBags()
+	row := make([]float64, nf)
+	sum := make([]float64, nf)
+	mean := make([]float64, nf) // running (Welford) over the bags
+	m2 := make([]float64, nf)
+	ptr := d.BagPtr()
+	tk := ticker{ctx: ctx, left: ctxEvery}
+	for k := range nb {
+		clear(sum)
+		for i := ptr[k]; i < ptr[k+1]; i++ {
+			if err := d.Row(row, i); err != nil {
+				return err
+			}
+			for j, v := range row {
+				if a := st.amax[j]; a > 0 {
+					sum[j] += v / a
+				}
+			}
+			if err := tk.tick(nf); err != nil {
+				return fmt.Errorf("mil: Fit: %w", err)
+			}
+		}
+		n := float64(ptr[k+1] - ptr[k])
+		for j, sj := range sum {
+			a := st.amax[j]
+			if a == 0 {
+				continue
+			}
+			y := sj/n - st.mean[j]/a
+			dy := y - mean[j]
+			mean[j] += dy / float64(k+1)
+			m2[j] += dy * (y - mean[j])
+		}
+	}
+	for j := range st.sd {
+		if st.constant[j] {
+			continue
+		}
+		if sd := math.Sqrt(m2[j]/float64(nb)) * st.amax[j]; sd > 0 && num.Finite(sd) {
+			st.sd[j] = sd
+		}
+	}
+	return nil
+}
