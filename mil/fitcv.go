@@ -265,8 +265,9 @@ func (s Selection) String() string {
 // cross-validation inside d (s.Folds folds from s.Seed; the score of a
 // setting is its mean test-fold AUC; ties go to the earlier setting in
 // grid order; see PreferBase for a preference for Base's lambda) and
-// returns the model refitted with the chosen options on
-// all of d, with the Selection.
+// returns the model refitted with the chosen options on all of d, with
+// the Selection; when an ensemble of settings wins (Search.EnsembleSize,
+// Selection.Ensembled), the Ensemble of its settings' refits.
 //
 // The cost is held down three ways: the setup of a fit that does not
 // depend on the setting (scaling, Gram matrix, step constant) is done
