@@ -166,7 +166,7 @@ func (s Search) Validate() error {
 		}
 	}
 	for _, sc := range s.Scalings {
-		if sc < ScaleAuto || sc > ScaleBag {
+		if sc < ScaleAuto || sc > ScaleNone {
 			return bad("Scalings: %d, unknown", int(sc))
 		}
 	}

@@ -79,25 +79,15 @@ const (
 	// to match, so that the step constant stays finite; the problem is the
 	// same.)
 	ScaleNone
-	// ScaleBag standardizes as ScaleAuto but divides each column by the
-	// standard deviation of the bags' means of it (every bag weighs the
-	// same) instead of the instances': the L1 penalty then weighs a
-	// feature by how much it varies between bags. With mean pooling the
-	// model is L1 logistic regression on the bags' mean features
-	// standardized over the bags. A column whose bag means are all equal
-	// but whose instances vary keeps the instances' deviation.
-	ScaleBag
 )
 
-// String returns "auto", "none" or "bag".
+// String returns "auto" or "none".
 func (s Scaling) String() string {
 	switch s {
 	case ScaleAuto:
 		return "auto"
 	case ScaleNone:
 		return "none"
-	case ScaleBag:
-		return "bag"
 	}
 	return fmt.Sprintf("Scaling(%d)", int(s))
 }
@@ -153,7 +143,7 @@ type Options struct {
 	Loss LossScale
 	// Weighting is Uniform (default) or Balanced.
 	Weighting Weighting
-	// Scaling is ScaleAuto (default), ScaleNone or ScaleBag.
+	// Scaling is ScaleAuto (default) or ScaleNone.
 	Scaling Scaling
 	// Pooling is the bag score rule q_i = P(t_i): the zero value is the
 	// paper's max; see Pooling for the others.
@@ -256,7 +246,7 @@ func (o Options) Validate() error {
 		return bad("Loss = %d, unknown", int(o.Loss))
 	case o.Weighting < Uniform || o.Weighting > Balanced:
 		return bad("Weighting = %d, unknown", int(o.Weighting))
-	case o.Scaling < ScaleAuto || o.Scaling > ScaleBag:
+	case o.Scaling < ScaleAuto || o.Scaling > ScaleNone:
 		return bad("Scaling = %d, unknown", int(o.Scaling))
 	case o.Beta < BetaAuto || o.Beta > BetaDirect:
 		return bad("Beta = %d, unknown", int(o.Beta))
@@ -550,15 +540,10 @@ func prepare(ctx context.Context, d *Dataset, opt *Options) (*prepared, error) {
 		nnz = d.NNZ()
 	}
 	switch opt.Scaling {
-	case ScaleAuto, ScaleBag:
+	case ScaleAuto:
 		st, err := fitColumns(ctx, d)
 		if err != nil {
 			return nil, err // "mil: FitScaler: ...", ctx's error or ErrBadInput
-		}
-		if opt.Scaling == ScaleBag {
-			if err := bagDeviations(ctx, d, st); err != nil {
-				return nil, err
-			}
 		}
 		center := !d.IsSparse()
 		pr.back = standardView(d, st, center)
