@@ -383,6 +383,13 @@ func milEvaluate(ctx context.Context, d *mil.Dataset, proto mil.Protocol, m milM
 			var sel mil.Selection
 			model, sel, err = mil.FitCV(ctx, train, mil.DefaultSearch())
 			rec.picked = sel.Best.String()
+			if sel.Ensembled {
+				names := make([]string, len(sel.Ensemble.Members))
+				for i, j := range sel.Ensemble.Members {
+					names[i] = sel.Settings[j].String()
+				}
+				rec.picked = "ensemble of " + strings.Join(names, " + ")
+			}
 		} else {
 			model, err = mil.Fit(ctx, train, m.opt())
 		}

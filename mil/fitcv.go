@@ -72,6 +72,16 @@ type Search struct {
 	// Cold fits every lambda from beta = 0 instead of warm-starting it
 	// from the previous lambda's iterate (slower; for comparison).
 	Cold bool
+	// EnsembleSize >= 2 also scores, as one more candidate each, the
+	// equal-weight ensembles (see Ensemble) of every 2 to EnsembleSize
+	// settings that ran on every fold: an ensemble's fold score is the AUC
+	// of the mean of its members' test-fold bag scores, so it costs no
+	// fit. The best ensemble is chosen over the best setting (after
+	// PreferBase) when its CV AUC exceeds that setting's by more than
+	// EnsembleMargin; FitCV then refits its settings on all of d and
+	// returns their ensemble. 0 and 1 score no ensemble.
+	EnsembleSize   int
+	EnsembleMargin float64
 	// WarmRho is the initial penalty of the warm-started fits along a
 	// lambda path, as a fraction of the penalty the previous fit ended
 	// with (0: start from Base.Rho as a cold fit does). It must be in
@@ -91,8 +101,10 @@ type Search struct {
 // rho at 2% of where that fit ended. The pooling and scaling are those
 // of the best CV AUC; within them DefaultOptions' lambda 0.01 is kept
 // unless another beats it by more than one standard error (PreferBase).
-// The final fit uses DefaultOptions with the chosen lambda, pooling and
-// scaling.
+// The ensembles of two or three settings are candidates too, chosen when
+// their CV AUC beats the chosen setting's by more than 0.01 (EnsembleSize,
+// EnsembleMargin). The final fit uses DefaultOptions with the chosen
+// lambda, pooling and scaling (one per member for an ensemble).
 func DefaultSearch() Search {
 	return Search{
 		Lambdas:     []float64{0.03, 0.01, 0.003},
@@ -107,6 +119,9 @@ func DefaultSearch() Search {
 		PreferBase:  true,
 		WarmRho:     0.02,
 		CVRhoGrowth: 1.05,
+
+		EnsembleSize:   3,
+		EnsembleMargin: 0.01,
 	}
 }
 
@@ -133,6 +148,10 @@ func (s Search) Validate() error {
 		return bad("RejectSE = %g, want finite and >= 0", s.RejectSE)
 	case !(s.WarmRho >= 0 && s.WarmRho <= 1):
 		return bad("WarmRho = %g, want in [0, 1]", s.WarmRho)
+	case s.EnsembleSize < 0:
+		return bad("EnsembleSize = %d, want >= 0", s.EnsembleSize)
+	case !(s.EnsembleMargin >= 0) || !num.Finite(s.EnsembleMargin):
+		return bad("EnsembleMargin = %g, want finite and >= 0", s.EnsembleMargin)
 	case s.CVRhoGrowth != 0 && !(s.CVRhoGrowth >= 1 && num.Finite(s.CVRhoGrowth)):
 		return bad("CVRhoGrowth = %g, want 0 or finite and >= 1", s.CVRhoGrowth)
 	}
@@ -184,12 +203,30 @@ type Selection struct {
 	// Settings are every setting tried, in grid order (scalings, then
 	// poolings, then lambdas from the largest).
 	Settings []Setting
+	// Ensemble is the best ensemble of Settings when Search.EnsembleSize
+	// >= 2 (nil otherwise, or when fewer than two settings ran on every
+	// fold), and Ensembled reports that FitCV returned it. Best and
+	// Options are then those of its first member.
+	Ensemble  *EnsembleSetting
+	Ensembled bool
 	// Folds is the number of folds; Fits the cross-validation fits run
 	// (without the final one); Rejected the settings dropped early.
 	Folds, Fits, Rejected int
 	// CVTime is the wall time of the cross-validation, RefitTime that of
 	// the final fit.
 	CVTime, RefitTime time.Duration
+}
+
+// EnsembleSetting is a set of settings scored as the ensemble of their
+// fits (see Search.EnsembleSize).
+type EnsembleSetting struct {
+	// Members are the settings' indices in Selection.Settings, by CV AUC
+	// from the highest, and Options their final fits' options.
+	Members []int
+	Options []Options
+	// AUC, AUCStd and FoldAUC are as a Setting's.
+	AUC, AUCStd float64
+	FoldAUC     []float64
 }
 
 // String formats the selection as a table of the settings with their
@@ -209,6 +246,18 @@ func (s Selection) String() string {
 		}
 		fmt.Fprintf(&b, "%s %-44v AUC %.4f ± %.4f over %d folds%s\n", mark, st, st.AUC, st.AUCStd, len(st.FoldAUC), rej)
 	}
+	if e := s.Ensemble; e != nil {
+		mark := " "
+		if s.Ensembled {
+			mark = "*"
+		}
+		names := make([]string, len(e.Members))
+		for i, j := range e.Members {
+			names[i] = s.Settings[j].String()
+		}
+		fmt.Fprintf(&b, "%s ensemble of %s: AUC %.4f ± %.4f over %d folds\n",
+			mark, strings.Join(names, ", "), e.AUC, e.AUCStd, len(e.FoldAUC))
+	}
 	return b.String()
 }
 
@@ -216,8 +265,9 @@ func (s Selection) String() string {
 // cross-validation inside d (s.Folds folds from s.Seed; the score of a
 // setting is its mean test-fold AUC; ties go to the earlier setting in
 // grid order; see PreferBase for a preference for Base's lambda) and
-// returns the model refitted with the chosen options on
-// all of d, with the Selection.
+// returns the model refitted with the chosen options on all of d, with
+// the Selection; when an ensemble of settings wins (Search.EnsembleSize,
+// Selection.Ensembled), the Ensemble of its settings' refits.
 //
 // The cost is held down three ways: the setup of a fit that does not
 // depend on the setting (scaling, Gram matrix, step constant) is done
@@ -257,12 +307,39 @@ func FitCV(ctx context.Context, d *Dataset, s Search) (*Model, Selection, error)
 	sel = cv.selection()
 	sel.CVTime = time.Since(start)
 	t0 := time.Now()
+	if sel.Ensembled {
+		m, err := refitEnsemble(ctx, d, s, &sel)
+		sel.RefitTime = time.Since(t0)
+		return m, sel, err
+	}
 	m, err := Fit(ctx, d, sel.Options)
 	sel.RefitTime = time.Since(t0)
 	if err != nil {
 		return nil, sel, fmt.Errorf("mil: FitCV: final fit (%v): %w", sel.Best, err)
 	}
 	return m, sel, nil
+}
+
+// refitEnsemble fits the chosen ensemble's settings on all of d (in
+// parallel) and returns their equal-weight ensemble.
+func refitEnsemble(ctx context.Context, d *Dataset, s Search, sel *Selection) (*Model, error) {
+	e := sel.Ensemble
+	n := len(e.Members)
+	parts := make([]*Model, n)
+	errs := make([]error, n)
+	parallel(n, workers(s.Workers, n), func(i int) {
+		parts[i], errs[i] = Fit(ctx, d, e.Options[i])
+	})
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("mil: FitCV: final fit (%v): %w", sel.Settings[e.Members[i]], err)
+		}
+	}
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = 1 / float64(n)
+	}
+	return newEnsemble(parts, w)
 }
 
 // cvRun is the state of one FitCV cross-validation.
@@ -279,9 +356,12 @@ type cvRun struct {
 	// each task writes only its own (pair, fold) cells.
 	auc   [][][]float64
 	iters [][][]int
-	fits  int
-	alive []bool // per pair
-	nf    int    // test folds: Folds * Repeats
+	// scores[pair][fold][lambda]: the test-fold bag scores of each fit
+	// (nil: not run), for the ensembles.
+	scores [][][][]float64
+	fits   int
+	alive  []bool // per pair
+	nf     int    // test folds: Folds * Repeats
 }
 
 // pair index = scaling*len(Poolings) + pooling.
@@ -298,12 +378,15 @@ func newCVRun(d *Dataset, s Search) *cvRun {
 	npairs := len(s.Scalings) * len(s.Poolings)
 	cv.auc = make([][][]float64, npairs)
 	cv.iters = make([][][]int, npairs)
+	cv.scores = make([][][][]float64, npairs)
 	cv.alive = make([]bool, npairs)
 	for p := range npairs {
 		cv.alive[p] = true
 		cv.iters[p] = make([][]int, cv.nf)
 		cv.auc[p] = make([][]float64, cv.nf)
+		cv.scores[p] = make([][][]float64, cv.nf)
 		for f := range cv.nf {
+			cv.scores[p][f] = make([][]float64, len(cv.lams))
 			cv.iters[p][f] = make([]int, len(cv.lams))
 			cv.auc[p][f] = make([]float64, len(cv.lams))
 			for l := range cv.lams {
@@ -484,6 +567,7 @@ func (cv *cvRun) path(ctx context.Context, pair, fold int) error {
 			return fmt.Errorf("mil: FitCV: fold %d: %w", fold, err)
 		}
 		cv.auc[pair][fold][l] = met.AUC
+		cv.scores[pair][fold][l] = slices.Clone(scores)
 	}
 	return nil
 }
@@ -595,8 +679,93 @@ func (cv *cvRun) selection() Selection {
 			}
 		}
 	}
+	if s.EnsembleSize >= 2 {
+		sel.Ensemble = cv.bestEnsemble(sel.Settings, s.EnsembleSize)
+		if e := sel.Ensemble; e != nil && e.AUC > sel.Settings[bestIdx].AUC+s.EnsembleMargin {
+			sel.Ensembled = true
+			bestIdx = e.Members[0]
+		}
+	}
 	sel.Best = sel.Settings[bestIdx]
-	sel.Options = s.Base
-	sel.Options.Lambda, sel.Options.Pooling, sel.Options.Scaling = sel.Best.Lambda, sel.Best.Pooling, sel.Best.Scaling
+	sel.Options = s.options(sel.Best)
+	if e := sel.Ensemble; e != nil {
+		for _, i := range e.Members {
+			e.Options = append(e.Options, s.options(sel.Settings[i]))
+		}
+	}
 	return sel
+}
+
+// options returns Base with st's lambda, pooling and scaling.
+func (s Search) options(st Setting) Options {
+	o := s.Base
+	o.Lambda, o.Pooling, o.Scaling = st.Lambda, st.Pooling, st.Scaling
+	return o
+}
+
+// bestEnsemble scores the equal-weight ensemble of every 2 to size
+// settings that ran on every fold (settings[i] is pair i/len(lams), lambda
+// i%len(lams)) and returns the best (ties to the earlier in lexicographic
+// order of the members' indices, smaller ensembles first), nil if fewer
+// than two settings ran on every fold. The weighted sum of the fits' bag
+// scores is the ensemble's score, accumulated as Ensemble's model does, so
+// no fit is needed.
+func (cv *cvRun) bestEnsemble(settings []Setting, size int) *EnsembleSetting {
+	nl := len(cv.lams)
+	var full []int
+	for i, st := range settings {
+		if len(st.FoldAUC) == cv.nf {
+			full = append(full, i)
+		}
+	}
+	var best *EnsembleSetting
+	var mix []float64
+	aucs := make([]float64, cv.nf)
+	idx := make([]int, 0, size)
+	score := func() {
+		w := 1 / float64(len(idx))
+		for f := range cv.nf {
+			mix = slices.Grow(mix[:0], cv.tests[f].NumBags())[:cv.tests[f].NumBags()]
+			clear(mix)
+			for _, a := range idx {
+				i := full[a]
+				for k, v := range cv.scores[i/nl][f][i%nl] {
+					mix[k] += w * v
+				}
+			}
+			met, err := Evaluate(mix, cv.tests[f].Labels(), 0)
+			if err != nil { // a NaN score: not a candidate
+				return
+			}
+			aucs[f] = met.AUC
+		}
+		m, sd, _ := meanStdAUC(aucs)
+		if best != nil && !(m > best.AUC) {
+			return
+		}
+		mem := make([]int, len(idx))
+		for j, a := range idx {
+			mem[j] = full[a]
+		}
+		// The members by CV AUC, best first (stable: grid order on ties).
+		slices.SortStableFunc(mem, func(a, b int) int { return cmp.Compare(settings[b].AUC, settings[a].AUC) })
+		best = &EnsembleSetting{Members: mem, AUC: m, AUCStd: sd, FoldAUC: slices.Clone(aucs)}
+	}
+	for n := 2; n <= size; n++ { // smaller ensembles first
+		want := n
+		var rec func(from int)
+		rec = func(from int) {
+			if len(idx) == want {
+				score()
+				return
+			}
+			for a := from; a < len(full); a++ {
+				idx = append(idx, a)
+				rec(a + 1)
+				idx = idx[:len(idx)-1]
+			}
+		}
+		rec(0)
+	}
+	return best
 }

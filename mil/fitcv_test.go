@@ -17,6 +17,7 @@ func smallSearch() Search {
 	s.Lambdas = []float64{0.03, 0.003}
 	s.Poolings = []Pooling{MaxPooling(), MeanPooling()}
 	s.Folds = 3
+	s.EnsembleSize = 0 // the tests of ensembles set it
 	return s
 }
 
@@ -81,6 +82,7 @@ func TestFitCVWorkers(t *testing.T) {
 	for _, w := range []int{1, 2, 5} {
 		s := smallSearch()
 		s.Workers = w
+		s.EnsembleSize = 2
 		m, sel, err := FitCV(context.Background(), d, s)
 		require.NoError(t, err)
 		beta, _ := m.Coefficients()
@@ -116,6 +118,9 @@ func TestFitCVErrors(t *testing.T) {
 		"bad RejectSE":  func(s *Search) { s.RejectSE = math.NaN() },
 		"bad Repeats":   func(s *Search) { s.Repeats = -2 },
 		"bad screening": func(s *Search) { s.ScreenFolds = -1 },
+		"bad margin":    func(s *Search) { s.EnsembleMargin = -0.1 },
+		"NaN margin":    func(s *Search) { s.EnsembleMargin = math.NaN() },
+		"bad size":      func(s *Search) { s.EnsembleSize = -1 },
 	} {
 		s := DefaultSearch()
 		mod(&s)
@@ -247,4 +252,124 @@ func TestFitCVRejectSE(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, none.Rejected, none.String())
 	assert.Positive(t, one.Rejected, "the test needs a grid where the screening rejects")
+}
+
+// TestFitCVEnsemble: with Ensembles the best pair of fully run settings is
+// found (checked against a brute-force search over the stored test-fold
+// scores, whose AUCs must be the settings' own), reported, and returned
+// as the ensemble of the two settings' refits exactly when it beats the
+// best setting by more than EnsembleMargin.
+func TestFitCVEnsemble(t *testing.T) {
+	ensembled := 0
+	// Seeds 1 and 3 keep the single setting, 2 and 4 choose an ensemble
+	// of two; with triples allowed, 2, 4 and 5 choose one of three.
+	for _, c := range []struct {
+		seed uint64
+		size int
+	}{{1, 2}, {2, 2}, {3, 2}, {4, 2}, {2, 3}, {4, 3}, {5, 3}} {
+		d := twoConceptData(t, 120, c.seed)
+		s := smallSearch()
+		s.EnsembleSize = c.size
+		cv := newCVRun(d, s)
+		require.NoError(t, cv.run(context.Background()))
+		sel := cv.selection()
+		// Brute force over the stored scores: every subset of the fully
+		// run settings, by bit mask.
+		nl := len(cv.lams)
+		var full []int
+		for i, si := range sel.Settings {
+			if len(si.FoldAUC) == cv.nf {
+				full = append(full, i)
+				for f := range cv.nf { // the stored scores give the stored AUC
+					met, err := Evaluate(cv.scores[i/nl][f][i%nl], cv.tests[f].Labels(), 0)
+					require.NoError(t, err)
+					assert.Equal(t, si.FoldAUC[f], met.AUC)
+				}
+			}
+		}
+		cvAUC := func(members []int) float64 {
+			sum := 0.0
+			for f := range cv.nf {
+				mix := make([]float64, cv.tests[f].NumBags())
+				for _, i := range members {
+					for k, v := range cv.scores[i/nl][f][i%nl] {
+						mix[k] += v / float64(len(members))
+					}
+				}
+				met, err := Evaluate(mix, cv.tests[f].Labels(), 0)
+				require.NoError(t, err)
+				sum += met.AUC
+			}
+			return sum / float64(cv.nf)
+		}
+		best := math.Inf(-1)
+		for mask := 1; mask < 1<<len(full); mask++ {
+			var members []int
+			for b, i := range full {
+				if mask&(1<<b) != 0 {
+					members = append(members, i)
+				}
+			}
+			if len(members) >= 2 && len(members) <= s.EnsembleSize {
+				best = max(best, cvAUC(members))
+			}
+		}
+		require.NotNil(t, sel.Ensemble)
+		e := sel.Ensemble
+		assert.GreaterOrEqual(t, len(e.Members), 2)
+		assert.LessOrEqual(t, len(e.Members), s.EnsembleSize)
+		assert.InDelta(t, best, e.AUC, 1e-12)
+		assert.InDelta(t, cvAUC(e.Members), e.AUC, 1e-12)
+		for j := 1; j < len(e.Members); j++ {
+			assert.GreaterOrEqual(t, sel.Settings[e.Members[j-1]].AUC, sel.Settings[e.Members[j]].AUC)
+		}
+
+		m, fsel, err := FitCV(context.Background(), d, s)
+		require.NoError(t, err)
+		fsel.CVTime, fsel.RefitTime, sel.CVTime, sel.RefitTime = 0, 0, 0, 0
+		sel.Fits = cv.fits
+		assert.Equal(t, sel, fsel)
+		// The chosen single setting without the ensemble.
+		s0 := s
+		s0.EnsembleSize = 0
+		_, single, err := FitCV(context.Background(), d, s0)
+		require.NoError(t, err)
+		assert.Nil(t, single.Ensemble)
+		assert.Equal(t, single.Best.AUC+s.EnsembleMargin < e.AUC, fsel.Ensembled)
+		if !fsel.Ensembled {
+			assert.Nil(t, m.Parts())
+			assert.Equal(t, single.Best, fsel.Best)
+			continue
+		}
+		ensembled++
+		t.Logf("seed %d size %d: ensemble of %d", c.seed, c.size, len(e.Members))
+		assert.Contains(t, fsel.String(), "* ensemble of ")
+		assert.Equal(t, fsel.Settings[e.Members[0]], fsel.Best)
+		assert.Equal(t, e.Options[0], fsel.Options)
+		parts := m.Parts()
+		require.Len(t, parts, len(e.Members))
+		require.Len(t, e.Options, len(e.Members))
+		for _, w := range m.Weights() {
+			assert.Equal(t, 1/float64(len(parts)), w)
+		}
+		for i, p := range parts {
+			st := fsel.Settings[e.Members[i]]
+			assert.Equal(t, st.Pooling, p.Pooling())
+			ref, err := Fit(context.Background(), d, e.Options[i])
+			require.NoError(t, err)
+			b1, c1 := ref.Coefficients()
+			b2, c2 := p.Coefficients()
+			assert.Equal(t, b1, b2)
+			assert.Equal(t, c1, c2)
+		}
+		// A margin no AUC gain can pass keeps the single setting.
+		s.EnsembleMargin = 1
+		m1, sel1, err := FitCV(context.Background(), d, s)
+		require.NoError(t, err)
+		assert.False(t, sel1.Ensembled)
+		assert.NotNil(t, sel1.Ensemble)
+		assert.Nil(t, m1.Parts())
+		assert.Equal(t, single.Best, sel1.Best)
+	}
+	assert.Positive(t, ensembled, "no seed chose an ensemble: the test checks nothing of the refit")
 }

@@ -375,13 +375,19 @@ func (r FitResult) Stop() string {
 // Model is a fitted multi-instance classifier: the bag score of a bag is
 // P(x_j . beta + beta0) over its instances j, P the pooling it was fitted
 // with (the max by default), its probability the logistic sigmoid of the
-// score. A Model is immutable and safe for concurrent use by multiple
-// goroutines.
+// score. A Model may also be an ensemble of such models (Ensemble; FitCV
+// returns one when its cross-validation prefers it), whose bag score is
+// the mean of its parts'. A Model is immutable and safe for concurrent use
+// by multiple goroutines.
 type Model struct {
 	beta  []float64 // on the raw features
 	beta0 float64
 	res   FitResult
 	opt   Options
+	// parts and weights make an ensemble (see Ensemble); beta and beta0
+	// are then the weighted mean of the parts' coefficients.
+	parts   []*Model
+	weights []float64
 }
 
 // Fit trains a model on d: it minimizes the regularized logistic loss of
@@ -804,7 +810,7 @@ func (m *Model) NumFeatures() int {
 
 // Coefficients returns a copy of beta and the bias beta0 on the raw
 // features: the score of an instance x is x . beta + beta0. A nil model
-// has none.
+// has none. For an ensemble they are the weighted mean of its parts'.
 func (m *Model) Coefficients() (beta []float64, beta0 float64) {
 	if m == nil {
 		return nil, 0
@@ -812,7 +818,8 @@ func (m *Model) Coefficients() (beta []float64, beta0 float64) {
 	return append([]float64(nil), m.beta...), m.beta0
 }
 
-// Result returns the diagnostics of the fit (zero for a nil model).
+// Result returns the diagnostics of the fit (zero for a nil model); for an
+// ensemble, its first part's with NonZero counted on the mean coefficients.
 func (m *Model) Result() FitResult {
 	if m == nil {
 		return FitResult{}
@@ -821,7 +828,8 @@ func (m *Model) Result() FitResult {
 }
 
 // Options returns the options the model was fitted with (defaults filled
-// in, Callback nil), the zero Options for a nil model.
+// in, Callback nil), the zero Options for a nil model; for an ensemble,
+// its first part's (Parts has the others).
 func (m *Model) Options() Options {
 	if m == nil {
 		return Options{}
@@ -829,7 +837,8 @@ func (m *Model) Options() Options {
 	return m.opt
 }
 
-// Pooling returns the bag score rule of the model.
+// Pooling returns the bag score rule of the model (of an ensemble's first
+// part).
 func (m *Model) Pooling() Pooling { return m.Options().Pooling }
 
 func (m *Model) check(d *Dataset, fn string) error {
@@ -886,7 +895,12 @@ func (m *Model) InstanceScores(d *Dataset) ([]float64, error) {
 // score) for every bag k with its range and score (NaN when it is not
 // finite). It returns an error naming the first bag whose score is not
 // finite, after calling f for every bag.
-func (m *Model) bagScores(fn string, inst []float64, d *Dataset, nout, want int, f func(k, start, end int, q float64)) error {
+//
+// For an ensemble, acc (len NumBags, may be the caller's dst: f(k) may
+// overwrite acc[k]) receives the ensemble's bag scores first, and inst then
+// the instance scores of the mean coefficients; with acc nil (witnesses)
+// a bag's q is the max of those instance scores, only to flag overflow.
+func (m *Model) bagScores(fn string, inst []float64, d *Dataset, nout, want int, acc []float64, f func(k, start, end int, q float64)) error {
 	if err := m.check(d, fn); err != nil {
 		return err
 	}
@@ -896,12 +910,24 @@ func (m *Model) bagScores(fn string, inst []float64, d *Dataset, nout, want int,
 	if err := checkLen(fn, "inst", len(inst), d.NumInstances()); err != nil {
 		return err
 	}
+	ens := len(m.parts) > 0
+	if ens && acc != nil {
+		m.ensembleScores(acc, inst, d)
+	}
 	d.MulVec(inst, m.beta, m.beta0)
 	ptr := d.BagPtr()
 	bad, nbad := -1, 0
 	for k := range d.NumBags() {
 		a, b := ptr[k], ptr[k+1]
-		q := poolValue(inst[a:b], m.opt.Pooling.k(b-a), nil)
+		var q float64
+		switch {
+		case !ens:
+			q = poolValue(inst[a:b], m.opt.Pooling.k(b-a), nil)
+		case acc != nil:
+			q = acc[k]
+		default:
+			q = poolValue(inst[a:b], 1, nil)
+		}
 		if !num.Finite(q) {
 			q = math.NaN()
 			if nbad++; bad < 0 {
@@ -926,7 +952,7 @@ func (m *Model) bagScores(fn string, inst []float64, d *Dataset, nout, want int,
 // features so large that the products overflow): those bags' dst[k] are
 // then NaN. dst and inst must not overlap.
 func (m *Model) BagScoresTo(dst, inst []float64, d *Dataset) error {
-	return m.bagScores("BagScoresTo", inst, d, len(dst), bagsOf(d), func(k, _, _ int, q float64) { dst[k] = q })
+	return m.bagScores("BagScoresTo", inst, d, len(dst), bagsOf(d), dst, func(k, _, _ int, q float64) { dst[k] = q })
 }
 
 // BagScores returns the bag scores of d (see BagScoresTo).
@@ -944,7 +970,7 @@ func (m *Model) BagScores(d *Dataset) ([]float64, error) {
 // inst as for BagScoresTo. It allocates nothing; errors and NaN outputs as
 // BagScoresTo.
 func (m *Model) BagProbabilitiesTo(dst, inst []float64, d *Dataset) error {
-	return m.bagScores("BagProbabilitiesTo", inst, d, len(dst), bagsOf(d), func(k, _, _ int, q float64) {
+	return m.bagScores("BagProbabilitiesTo", inst, d, len(dst), bagsOf(d), dst, func(k, _, _ int, q float64) {
 		dst[k], _ = sigmoids(q)
 	})
 }
@@ -964,7 +990,7 @@ func (m *Model) BagProbabilities(d *Dataset) ([]float64, error) {
 // else 0, with inst as for BagScoresTo. It allocates nothing; errors as
 // BagScoresTo, whose NaN scores give the label NaN (neither class).
 func (m *Model) PredictTo(dst, inst []float64, d *Dataset) error {
-	return m.bagScores("PredictTo", inst, d, len(dst), bagsOf(d), func(k, _, _ int, q float64) {
+	return m.bagScores("PredictTo", inst, d, len(dst), bagsOf(d), dst, func(k, _, _ int, q float64) {
 		switch {
 		case q >= 0:
 			dst[k] = 1
@@ -992,7 +1018,7 @@ func (m *Model) Predict(d *Dataset) ([]float64, error) {
 // allocates nothing; errors as BagScoresTo, whose bags without a finite
 // score get the witness -1.
 func (m *Model) WitnessesTo(dst []int, inst []float64, d *Dataset) error {
-	return m.bagScores("WitnessesTo", inst, d, len(dst), bagsOf(d), func(k, a, b int, q float64) {
+	return m.bagScores("WitnessesTo", inst, d, len(dst), bagsOf(d), nil, func(k, a, b int, q float64) {
 		dst[k] = -1
 		if q != q {
 			return

@@ -1,0 +1,100 @@
+package mil
+
+import (
+	"fmt"
+
+	"github.com/neadmm/neadmm/internal/num"
+)
+
+// Ensemble returns the model whose bag score is the mean of the parts' bag
+// scores (each P_p(x_j . beta_p + beta0_p) with its own pooling P_p): an
+// average of log-odds, so its probability is the normalized geometric mean
+// of the parts' odds and its threshold 0 keeps its meaning. FitCV returns
+// one when an ensemble of two settings scores best in its cross-validation.
+//
+// The parts must be non-nil, expect the same number of features, and not
+// be ensembles themselves. The ensemble shares them (a Model is immutable).
+// Its methods behave as a single model's with these differences: the
+// instance scores, Coefficients and witnesses are those of the mean of the
+// parts' coefficients (the mean of the parts' instance scores, since those
+// are linear); Options, Pooling and Result are those of the first part;
+// Parts lists the parts. Scoring costs one product per part plus one for
+// the instance scores, and still allocates nothing.
+//
+// It returns an error wrapping ErrBadInput for no parts, a nil part, a
+// part that is itself an ensemble, or parts of different widths.
+func Ensemble(parts ...*Model) (*Model, error) {
+	w := make([]float64, len(parts))
+	for i := range w {
+		w[i] = 1 / float64(len(parts))
+	}
+	return newEnsemble(parts, w)
+}
+
+// newEnsemble builds the ensemble with bag score sum_p w[p] q_p.
+func newEnsemble(parts []*Model, w []float64) (*Model, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("%w: Ensemble: no parts", ErrBadInput)
+	}
+	nf := -1
+	for i, p := range parts {
+		switch {
+		case p == nil:
+			return nil, fmt.Errorf("%w: Ensemble: part %d is nil", ErrBadInput, i)
+		case len(p.parts) > 0:
+			return nil, fmt.Errorf("%w: Ensemble: part %d is an ensemble", ErrBadInput, i)
+		case nf >= 0 && len(p.beta) != nf:
+			return nil, fmt.Errorf("%w: Ensemble: part %d has %d features, part 0 %d", ErrBadInput, i, len(p.beta), nf)
+		case !num.Finite(w[i]):
+			return nil, fmt.Errorf("%w: Ensemble: weight %d is %g", ErrBadInput, i, w[i])
+		}
+		nf = len(p.beta)
+	}
+	m := &Model{beta: make([]float64, nf), res: parts[0].res, opt: parts[0].opt,
+		parts: append([]*Model(nil), parts...), weights: append([]float64(nil), w...)}
+	m.res.NonZero = 0
+	for i, p := range parts {
+		for j, b := range p.beta {
+			m.beta[j] += w[i] * b
+		}
+		m.beta0 += w[i] * p.beta0
+	}
+	for _, b := range m.beta {
+		if b != 0 {
+			m.res.NonZero++
+		}
+	}
+	return m, nil
+}
+
+// Parts returns the parts of an ensemble (see Ensemble), nil for a single
+// model.
+func (m *Model) Parts() []*Model {
+	if m == nil || len(m.parts) == 0 {
+		return nil
+	}
+	return append([]*Model(nil), m.parts...)
+}
+
+// Weights returns the weight of each part in an ensemble's bag score (the
+// score is sum_p Weights()[p] q_p), nil for a single model.
+func (m *Model) Weights() []float64 {
+	if m == nil || len(m.parts) == 0 {
+		return nil
+	}
+	return append([]float64(nil), m.weights...)
+}
+
+// ensembleScores sets acc[k] (len NumBags) to the ensemble's score of bag
+// k, using inst for each part's instance scores.
+func (m *Model) ensembleScores(acc, inst []float64, d *Dataset) {
+	clear(acc)
+	ptr := d.BagPtr()
+	for i, p := range m.parts {
+		d.MulVec(inst, p.beta, p.beta0)
+		for k := range acc {
+			a, b := ptr[k], ptr[k+1]
+			acc[k] += m.weights[i] * poolValue(inst[a:b], p.opt.Pooling.k(b-a), nil)
+		}
+	}
+}
