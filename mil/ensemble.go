@@ -10,7 +10,8 @@ import (
 // scores (each P_p(x_j . beta_p + beta0_p) with its own pooling P_p): an
 // average of log-odds, so its probability is the normalized geometric mean
 // of the parts' odds and its threshold 0 keeps its meaning. FitCV returns
-// one when an ensemble of two settings scores best in its cross-validation.
+// one when an ensemble of two or three settings scores best in its
+// cross-validation.
 //
 // The parts must be non-nil, expect the same number of features, and not
 // be ensembles themselves. The ensemble shares them (a Model is immutable).
