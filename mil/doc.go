@@ -165,8 +165,9 @@
 // FitCV without ensembles, mean +- standard error over 50 folds):
 // two-witness family +0.043 +- 0.011 (seed 1) and 0.000 +- 0.007 (seed
 // 2), fox -0.001 +- 0.005 (8 of 50 folds ensembled), vaccine +0.0001 +-
-// 0.0001 (1 of 50), synthetic max and mean families 0.000 +- 0.003. Without the margin the ensembles were
-// picked on noise: -0.010 +- 0.003 on the mean family, -0.006 on fox.
+// 0.0001 (1 of 50), synthetic max and mean families 0.000 +- 0.003.
+// Without the margin the ensembles were picked on noise: -0.010 +- 0.003
+// on the mean family, -0.006 on fox.
 // Averaging log-odds (the parts' raw scores) did as well as averaging
 // standardized scores or ranks; averaging all settings or always the
 // best max- and mean-pooling pair lost 0.03 to 0.10 on fox.
