@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -219,5 +220,87 @@ func TestCenterFalseOutliers(t *testing.T) {
 	}
 	if math.Abs(mg-res.Margin) > 1e-9 {
 		t.Errorf("margin over all signs %g, reported %g", mg, res.Margin)
+	}
+}
+
+// TestWolfeOptimal checks Wolfe's algorithm (with the affine minimizer's
+// Cholesky factor kept across cycles) against the optimality conditions
+// of the point p of minimum norm in the hull of the rows b_i: p is a
+// convex combination of the corral's rows, and <b_i, p> >= ||p||^2 for
+// every row, so the direction p/||p|| has margin ||p|| and no direction
+// has more. Rows drawn around a direction make the signs separable; the
+// duplicated rows and the rows that are combinations of two others make
+// corrals affinely dependent (the singular path).
+func TestWolfeOptimal(t *testing.T) {
+	for _, tc := range []struct{ m, s int }{{40, 3}, {200, 8}, {600, 20}, {1000, 30}} {
+		for seed := range uint64(5) {
+			r := rand.New(rand.NewPCG(seed, uint64(tc.s)))
+			dir := make([]float64, tc.s)
+			for c := range dir {
+				dir[c] = r.NormFloat64()
+			}
+			cols := make([][]float64, tc.s)
+			for c := range cols {
+				cols[c] = make([]float64, tc.m)
+			}
+			y := make([]float64, tc.m)
+			for i := range y {
+				switch {
+				case i >= 10 && i%7 == 0: // a copy of an earlier row
+					for c := range cols {
+						cols[c][i] = cols[c][i-5]
+					}
+				case i >= 10 && i%11 == 0: // the sum of two earlier rows
+					for c := range cols {
+						cols[c][i] = cols[c][i-3] + cols[c][i-9]
+					}
+				default:
+					for c := range cols {
+						cols[c][i] = r.NormFloat64()
+					}
+				}
+				a := 0.0
+				for c := range cols {
+					a += cols[c][i] * dir[c]
+				}
+				y[i] = sign(a)
+			}
+			var cw centerWork
+			if n := cw.load(tc.m, tc.s, func(c int) []float64 { return cols[c] }, y, nil); n != tc.m {
+				t.Fatalf("loaded %d rows of %d", n, tc.m)
+			}
+			x := make([]float64, tc.s)
+			x[0] = 1
+			mg := cw.solve(x, tc.s, 0, 10000, nil)
+			if !(mg > 0) {
+				t.Fatalf("m %d s %d seed %d: margin %g on separable signs", tc.m, tc.s, seed, mg)
+			}
+			sum := 0.0
+			p := make([]float64, tc.s)
+			for u, i := range cw.corral {
+				if cw.lam[u] < 0 {
+					t.Fatalf("negative weight %g", cw.lam[u])
+				}
+				sum += cw.lam[u]
+				vec.Axpy(cw.lam[u], cw.b[i*tc.s:(i+1)*tc.s], p)
+			}
+			pp := vec.Dot(p, p)
+			// Rounding: the weights sum to 1 and the rows have unit norm,
+			// so 1e-9 leaves room for the elimination's errors in alpha.
+			if math.Abs(sum-1) > 1e-9 {
+				t.Errorf("m %d s %d seed %d: weights sum to %g", tc.m, tc.s, seed, sum)
+			}
+			if math.Abs(math.Sqrt(pp)-mg) > 1e-9 {
+				t.Errorf("m %d s %d seed %d: margin %g, ||p|| %g", tc.m, tc.s, seed, mg, math.Sqrt(pp))
+			}
+			worst := math.Inf(1)
+			for i := range cw.rows {
+				worst = min(worst, vec.Dot(cw.b[i*tc.s:(i+1)*tc.s], p)-pp)
+			}
+			if worst < -1e-9 {
+				t.Errorf("m %d s %d seed %d: a row has <b_i, p> - ||p||^2 = %g < 0: p is not the minimum-norm point",
+					tc.m, tc.s, seed, worst)
+			}
+		}
 	}
 }
