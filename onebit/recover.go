@@ -144,7 +144,11 @@ type RecoverOptions struct {
 	// about the right size but may hold a few wrong coordinates that the
 	// swaps do not find; BIHT, told that size, finds another support, and
 	// the larger margin mostly goes with the support nearer the truth.
-	// See the package documentation for what it bought and cost.
+	// It does not run when the sign regression (Regress) describes the
+	// signs more briefly than any consistent estimate on |S| or more
+	// coordinates could: that fit replaces the estimate whatever the
+	// polish finds. See the package documentation for what it bought and
+	// cost.
 	Polish bool
 }
 
@@ -349,6 +353,13 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 			return res, fmt.Errorf("onebit: Recover cancelled in the sign regression: %w", ctx.Err())
 		}
 	}
+	// The regression's description length, if it is a candidate: k = 0
+	// (no column explains the signs) or a fit violating most signs is
+	// none (flipping all signs is cheap to describe).
+	regDesc := math.Inf(1)
+	if opt.Regress && regK > 0 && 2*regV < p.m {
+		regDesc = description(p.n, p.m, regK, regV)
+	}
 	s.backprojection(x, p)
 	normalize(x)
 	if opt.WorkingSet {
@@ -429,7 +440,7 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 	s.export(x)
 	normalize(x)
 	if opt.Refit || opt.Prune || opt.Swap || opt.Center {
-		if err := s.search(ctx, p, x, &opt, &res); err != nil {
+		if err := s.search(ctx, p, x, &opt, &res, regDesc); err != nil {
 			return res, err
 		}
 	}
@@ -439,14 +450,9 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 			res.Support++
 		}
 	}
-	if opt.Regress {
-		k, v := regK, regV
-		// k = 0 (no column explains the signs) or a fit violating most
-		// signs is no candidate (flipping all signs is cheap to describe).
-		if k > 0 && 2*v < p.m && description(p.n, p.m, k, v) < description(p.n, p.m, res.Support, bad) {
-			copy(x, s.rw.x)
-			res.Support, bad, res.Regressed = k, v, true
-		}
+	if regDesc < description(p.n, p.m, res.Support, bad) {
+		copy(x, s.rw.x)
+		res.Support, bad, res.Regressed = regK, regV, true
 	}
 	res.Hamming = float64(bad) / float64(p.m)
 	if s.op == &s.ws {
@@ -548,8 +554,9 @@ const (
 
 // search is steps 3 and 4 of Recover on the estimate x (unit norm),
 // working in the operator's coordinates (s.x[:k]) and adding columns to
-// the working set when a coordinate outside joins.
-func (s *Solver) search(ctx context.Context, p *Problem, x []float64, opt *RecoverOptions, res *RecoverResult) error {
+// the working set when a coordinate outside joins. regDesc is the sign
+// regression's description length (+Inf if it is no candidate).
+func (s *Solver) search(ctx context.Context, p *Problem, x []float64, opt *RecoverOptions, res *RecoverResult, regDesc float64) error {
 	s.slots(s.x[:s.op.k], x)
 	res.Outliers = s.markOutliers(p, opt.Cap)
 	s.wolfeCap = opt.RefitMaxIter
@@ -571,7 +578,7 @@ func (s *Solver) search(ctx context.Context, p *Problem, x []float64, opt *Recov
 	}
 	if opt.Center {
 		s.center(p, res)
-		if opt.Polish && res.Centered && res.Outliers == 0 && !s.cancelled &&
+		if opt.Polish && res.Centered && res.Outliers == 0 && !s.cancelled && !s.regressWins(p, regDesc) &&
 			(s.partial || res.Margin*float64(p.m) < polishBelow*float64(len(s.support())) || s.tiny() >= polishTinyCount) {
 			if err := s.polish(ctx, p, res); err != nil {
 				s.unslot(x, s.x[:s.op.k])
@@ -586,6 +593,19 @@ func (s *Solver) search(ctx context.Context, p *Problem, x []float64, opt *Recov
 		return fmt.Errorf("onebit: Recover cancelled in the support search: %w", ctx.Err())
 	}
 	return nil
+}
+
+// regressWins reports that the sign regression, of description length
+// regDesc, replaces the estimate whatever the polish does: every estimate
+// the polish may keep has at least the current support's size q and
+// violates no fewer than none of the signs, and the description grows
+// with both (for supports up to N/2), so none is shorter than a
+// consistent one on q coordinates. With flipped signs the polish's BIHT
+// never reaches consistency and runs to its patience, up to
+// polishPartialExtra+1 times, for an estimate the regression replaces.
+func (s *Solver) regressWins(p *Problem, regDesc float64) bool {
+	q := len(s.support())
+	return 2*(q+polishPartialExtra) <= p.n && regDesc < description(p.n, p.m, q, 0)
 }
 
 // markOutliers flags in s.out the measurements that the estimate s.x
