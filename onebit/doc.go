@@ -458,7 +458,16 @@
 //     instances; products 388 against 324 at 0.5, 6.9 times BIHT's): not
 //     met at 0.5 in either variant in these runs, whose CPU ratios were
 //     20-30% above the earlier ones even where no estimate and no product
-//     count changed. With K = 5 on the
+//     count changed. Since Wolfe's affine minimizer keeps its Cholesky
+//     factor across cycles (it was a quarter of Recover's CPU time at
+//     M/N = 0.5, 8% after), both versions side by side on one core
+//     (50 instances per ratio, load 3.3-3.9): Recover's CPU time 0.79,
+//     0.90, 0.94, 0.98, 1.00 times the old one's at M/N = 0.25-2 (median
+//     of the per-instance ratios; the estimates unchanged by it), CPU
+//     ratios to BIHT 6.96, 8.86, 5.8, 4.9, 4.7 against 9.6, 9.6, 5.96,
+//     4.9, 4.7 (with the polish's longer BIHT: 411 products against 383
+//     at 0.5). Alone at load 5 the same day the new version's ratio at
+//     0.5 was 12.3, and 5.65 on the other set. With K = 5 on the
 //     rademacher family Recover costs 12-14 products against BIHT's 2-4
 //     (ratios 4.6-9.4, at 1.0-6.7 ms).
 //   - Accuracy, mean error at most BIHT's from M/N = 1 on and within 1.3
