@@ -231,19 +231,21 @@
 // 0.39-0.40 at every ratio here.)
 //
 // Generate's instances with K = 20 (Gaussian coefficients, 50 instances
-// per ratio; bench onebit -rec-families gauss/20 -rec-flips 0, with the
-// polish, 2026-11-24 at load 2-3):
+// per ratio; the instances of bench onebit -rec-families gauss/20
+// -rec-flips 0, with the polish's longer BIHT and the Cholesky-kept Wolfe
+// step, 2026-11-24 at load 2-4):
 //
 //	M/N   Recover          BIHT             wins   support     CPU ms Recover/BIHT  ratio  products
-//	0.25  0.133 ± 0.033    0.151 ± 0.034    36/50  15.8 ± 3.0  30.5 / 2.90         9.5    472 / 38
-//	0.5   0.0505 ± 0.018   0.0500 ± 0.018   22/50  17.9 ± 1.9  41.7 / 8.27         5.6    358 / 80
-//	1     0.0168 ± 0.0073  0.0165 ± 0.0051  29/50  18.6 ± 1.3  43.6 / 10.7         4.3    263 / 69
-//	1.5   0.0101 ± 0.0048  0.00994 ± 0.0036 30/50  18.9 ± 1.2  47.4 / 9.99         4.9    202 / 48
-//	2     0.00758 ± 0.0038 0.00745 ± 0.0022 29/50  18.9 ± 1.2  64.5 / 29.3         2.3    188 / 110
+//	0.25  0.129 ± 0.037    0.151 ± 0.034    37/50  15.8 ± 2.7  31.6 / 3.52         8.8    495 / 38
+//	0.5   0.0474 ± 0.019   0.0500 ± 0.018   27/50  18.0 ± 1.7  49.0 / 9.23         5.6    419 / 80
+//	1     0.0152 ± 0.0047  0.0165 ± 0.0051  28/50  18.6 ± 1.3  63.4 / 12.6         4.5    355 / 69
+//	1.5   0.0095 ± 0.0044  0.00994 ± 0.0036 31/50  18.9 ± 1.2  61.0 / 14.1         4.3    206 / 48
+//	2     0.00722 ± 0.0037 0.00745 ± 0.0022 32/50  18.9 ± 1.2  99.3 / 38.0         2.1    231 / 110
 //
 // Recover's supports (16-19) leave out some of the smallest Gaussian
-// coefficients; with the polish it is 0.88-1.02 times BIHT told K's error
-// (before it, 1.05-1.33 times behind from M/N = 0.5 on). On the rademacher family with K = 5, whose signs take only 16
+// coefficients; it is 0.86-0.97 times BIHT told K's error (0.88-1.02
+// with the polish's BIHT stopped after 30 iterations without progress,
+// 1.05-1.33 times from M/N = 0.5 on without the polish). On the rademacher family with K = 5, whose signs take only 16
 // distinct patterns on the support (the error of every decoder stays near
 // 0.06-0.08 whatever M), Recover and BIHT are level (0.96-1.09 times),
 // Recover at 12-14 products against BIHT's 2-4.
