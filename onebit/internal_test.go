@@ -355,3 +355,118 @@ func TestRegressWinsSkipsPolish(t *testing.T) {
 	}
 	t.Logf("error %.4f, support %d, %d products", AngularError(in.X, x1), r1.Support, r1.Products)
 }
+
+// TestRegressExtend checks the growth of the sign regression past the RIC
+// stop (Rademacher Phi, K = 20, M/N = 0.25, 3% of the signs flipped, where
+// the RIC stops at 2-11 coordinates): the fit kept describes the signs no less briefly
+// than the fit at the RIC stop, and it is nearer the truth on average.
+// Without the growth both fits are the same and the test fails.
+func TestRegressExtend(t *testing.T) {
+	const m, n, seeds = 250, 1000, 40
+	var s Solver
+	x := make([]float64, n)
+	sumExt, sumRIC, grown := 0.0, 0.0, 0
+	for seed := range uint64(seeds) {
+		in, p := rademacherFor(t, m, n, 20, 0.03, 100+seed)
+		s.resize(p)
+		k, v, ok := s.regress(t.Context(), p, x)
+		if !ok || k < s.rw.ricK || s.rw.ricK < 1 {
+			t.Fatalf("seed %d: support %d, RIC stop %d, ok %v", seed, k, s.rw.ricK, ok)
+		}
+		xr := lsOnSupport(p, s.rw.sel[:s.rw.ricK])
+		vr := mismatchesOf(p, xr)
+		if d, dr := description(n, m, k, v), description(n, m, s.rw.ricK, vr); d > dr+1e-9 {
+			t.Errorf("seed %d: description %g nats, at the RIC stop %g", seed, d, dr)
+		}
+		if k > s.rw.ricK {
+			grown++
+		}
+		sumExt += AngularError(in.X, x)
+		sumRIC += AngularError(in.X, xr)
+	}
+	t.Logf("mean error %.4f (RIC stop %.4f), grown on %d of %d", sumExt/seeds, sumRIC/seeds, grown, seeds)
+	if grown == 0 || !(sumExt < 0.985*sumRIC) {
+		t.Errorf("mean error %.4f, at the RIC stop %.4f (grown on %d of %d): want at least 1.5%% lower", sumExt/seeds, sumRIC/seeds, grown, seeds)
+	}
+}
+
+// lsOnSupport returns the unit-norm least-squares fit of p's signs on the
+// columns sup (normal equations, solved by Gaussian elimination: the few
+// columns of a random Phi are well conditioned).
+func lsOnSupport(p *Problem, sup []int) []float64 {
+	q := len(sup)
+	a := make([]float64, q*(q+1))
+	for i := range p.m {
+		r := p.phi[i*p.n : (i+1)*p.n]
+		for u, j := range sup {
+			a[u*(q+1)+q] += r[j] * p.y[i]
+			for w, l := range sup {
+				a[u*(q+1)+w] += r[j] * r[l]
+			}
+		}
+	}
+	for c := range q {
+		for u := c + 1; u < q; u++ {
+			f := a[u*(q+1)+c] / a[c*(q+1)+c]
+			for w := c; w <= q; w++ {
+				a[u*(q+1)+w] -= f * a[c*(q+1)+w]
+			}
+		}
+	}
+	z := make([]float64, q)
+	for u := q - 1; u >= 0; u-- {
+		v := a[u*(q+1)+q]
+		for w := u + 1; w < q; w++ {
+			v -= a[u*(q+1)+w] * z[w]
+		}
+		z[u] = v / a[u*(q+1)+u]
+	}
+	x := make([]float64, p.n)
+	for u, j := range sup {
+		x[j] = z[u]
+	}
+	normalize(x)
+	return x
+}
+
+// mismatchesOf returns the number of p's signs x violates.
+func mismatchesOf(p *Problem, x []float64) int {
+	ax := make([]float64, p.m)
+	vec.MulVec(ax, p.phi, p.m, p.n, x)
+	return mismatches(ax, p.y)
+}
+
+// rademacherFor returns Generate's instance of (m, n, k) with Phi replaced
+// by its signs over sqrt(m) (a Rademacher matrix, independent of the
+// signal), the signal's magnitudes drawn uniformly from [0.2, 1] before
+// normalization (the bench's Rademacher family), and y by the signs of
+// the new Phi x, a fraction flip of them flipped at random.
+func rademacherFor(t *testing.T, m, n, k int, flip float64, seed uint64) (*Instance, *Problem) {
+	t.Helper()
+	in, err := Generate(GenOptions{M: m, N: n, K: k, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range in.Phi {
+		in.Phi[i] = math.Copysign(1/math.Sqrt(float64(m)), v)
+	}
+	r := rand.New(rand.NewPCG(seed, 0x666c6970))
+	for j, v := range in.X {
+		if v != 0 {
+			in.X[j] = math.Copysign(0.2+0.8*r.Float64(), v)
+		}
+	}
+	normalize(in.X)
+	vec.MulVec(in.Y, in.Phi, m, n, in.X)
+	for i, v := range in.Y {
+		in.Y[i] = sign(v)
+		if r.Float64() < flip {
+			in.Y[i] = -in.Y[i]
+		}
+	}
+	p, err := NewProblem(in.Phi, m, n, in.Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in, p
+}

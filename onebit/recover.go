@@ -57,7 +57,8 @@ type RecoverOptions struct {
 	// SupportGrowth, if > 0, stops the continuation before a stage that
 	// multiplies the number of non-zeros by more than SupportGrowth (plus
 	// 8, for the tiny supports of the first stages; with Regress, of the
-	// larger of the previous stage's count and the regression's support,
+	// larger of the previous stage's count and the regression's support at
+	// its risk-inflation stop (see Regress),
 	// which lets a 20-sparse signal grow from the first stages' 1 to 3
 	// non-zeros) or whose working set would outgrow a quarter of the
 	// columns: the estimate of the stage
@@ -118,7 +119,8 @@ type RecoverOptions struct {
 	WorkingSet bool
 	// Regress also fits the signs by least squares on a greedily grown
 	// support (orthogonal matching pursuit on y, stopped by the risk
-	// inflation criterion) and keeps that fit instead of the estimate of
+	// inflation criterion, then grown further while the description
+	// below shortens) and keeps that fit instead of the estimate of
 	// the steps above when it describes the signs more briefly: fewer
 	// nats for its support, its values and the signs it violates
 	// (RecoverResult.Regressed). A consistent estimate fits flipped signs
@@ -353,6 +355,13 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 			return res, fmt.Errorf("onebit: Recover cancelled in the sign regression: %w", ctx.Err())
 		}
 	}
+	// The continuation's guard scales with the regression's support at
+	// its RIC stop, as it was measured with (the growth past that stop,
+	// see regress, serves the regression's own fit).
+	guardK := 0
+	if opt.Regress {
+		guardK = s.rw.ricK
+	}
 	// The regression's description length, if it is a candidate: k = 0
 	// (no column explains the signs) or a fit violating most signs is
 	// none (flipping all signs is cheap to describe).
@@ -397,7 +406,7 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 			return res, err
 		}
 		nz := s.nonzeros()
-		if s.overflow || opt.SupportGrowth > 0 && prevNZ > 0 && float64(nz) > opt.SupportGrowth*float64(max(prevNZ, regK))+supportSlack && !s.op.full {
+		if s.overflow || opt.SupportGrowth > 0 && prevNZ > 0 && float64(nz) > opt.SupportGrowth*float64(max(prevNZ, guardK))+supportSlack && !s.op.full {
 			// The support exploded: the stage fits signs that no sparse
 			// direction explains. Go back to the previous stage's iterate
 			// (zero on the slots added since) and stop there.

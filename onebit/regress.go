@@ -28,6 +28,7 @@ type regressWork struct {
 	ax     []float64 // M: Phi x of the fit
 	x      []float64 // N: the fit
 	sel    []int     // the support chosen, in order
+	ricK   int       // the support's size at the RIC stop
 	top    []int     // a batch of candidates (regressBatch)
 	score  [regressBatch]float64
 }
@@ -35,7 +36,10 @@ type regressWork struct {
 // regress fits the signs y by least squares on a support grown greedily
 // (orthogonal matching pursuit on the signs: the column most correlated
 // with the residual joins while the drop in M log(RSS) exceeds the risk
-// inflation criterion's 2 log N), and writes the unit-norm fit into x. It
+// inflation criterion's 2 log N, then, past that stop, while the fit's
+// description of the signs shortened within the last regressExtend joins;
+// the prefix with the shortest description is kept), and writes the
+// unit-norm fit into x. It
 // returns the support's size and the number of measurements the fit
 // violates, or ok = false if the context was cancelled. For Gaussian rows
 // E[y_i a_i] is proportional to the signal whatever the flips (Plan and
@@ -76,6 +80,10 @@ func (s *Solver) regress(ctx context.Context, p *Problem, x []float64) (support,
 	copy(res, p.y)
 	rss := vec.Dot(res, res)
 	penalty := 2 * math.Log(float64(n))
+	// Past the RIC stop (ricK), the fit keeps growing while its
+	// description of the signs (see description) shortened within the
+	// last regressExtend joins; the shortest prefix wins.
+	ricK, bestK, bestD := -1, 0, math.Inf(1)
 	for len(sel) < capS {
 		if ctx.Err() != nil {
 			return 0, 0, false
@@ -117,10 +125,30 @@ func (s *Solver) regress(ctx context.Context, p *Problem, x []float64) (support,
 			}
 			sel = append(sel, jb)
 			joined++
+			if ricK >= 0 {
+				if d := s.fitDescription(p, len(sel)); d < bestD {
+					bestK, bestD = len(sel), d
+				}
+			}
 		}
 		if joined == 0 {
+			if ricK >= 0 {
+				break
+			}
+			// The RIC stop: from here on, any column that lowers the
+			// residual joins, and the description decides.
+			ricK, bestK, bestD = len(sel), len(sel), s.fitDescription(p, len(sel))
+			penalty = 0
+			continue
+		}
+		if ricK >= 0 && len(sel) >= bestK+regressExtend {
 			break
 		}
+	}
+	rw.ricK = len(sel)
+	if ricK >= 0 {
+		sel = sel[:bestK]
+		rw.ricK = ricK
 	}
 	rw.sel = sel
 	// z = R^{-1} Q^T y by back substitution.
@@ -153,6 +181,30 @@ func (s *Solver) regress(ctx context.Context, p *Problem, x []float64) (support,
 	}
 	s.full.work += float64(k) / float64(n)
 	return k, mismatches(ax, p.y), true
+}
+
+// regressExtend is how many joins past the best description the
+// regression tries before it stops (see regress). The RIC alone stopped
+// at 2-11 coordinates for K = 20 at M/N = 0.25 with 3% of the signs
+// flipped; the description, which counts the violated signs, takes the
+// fit further (0.254 to 0.241 mean error on 50 rademacher instances). A
+// window of 32 chose the same supports there as 8.
+const regressExtend = 8
+
+// fitDescription returns the description length (see description) of
+// the signs by the least-squares fit on the first k columns chosen, whose
+// fitted values are y minus the current residual.
+func (s *Solver) fitDescription(p *Problem, k int) float64 {
+	v := 0
+	for i, yi := range p.y {
+		if !(sign(yi-s.rw.res[i]) == yi) {
+			v++
+		}
+	}
+	if k == 0 || 2*v >= p.m {
+		return math.Inf(1)
+	}
+	return description(p.n, p.m, k, v)
 }
 
 // join orthogonalizes column j of Phi against the t columns chosen (into
