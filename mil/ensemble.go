@@ -2,8 +2,7 @@ package mil
 
 import (
 	"fmt"
-
-	"github.com/neadmm/neadmm/internal/num"
+	"slices"
 )
 
 // Ensemble returns the model whose bag score is the mean of the parts' bag
@@ -25,15 +24,6 @@ import (
 // It returns an error wrapping ErrBadInput for no parts, a nil part, a
 // part that is itself an ensemble, or parts of different widths.
 func Ensemble(parts ...*Model) (*Model, error) {
-	w := make([]float64, len(parts))
-	for i := range w {
-		w[i] = 1 / float64(len(parts))
-	}
-	return newEnsemble(parts, w)
-}
-
-// newEnsemble builds the ensemble with bag score sum_p w[p] q_p.
-func newEnsemble(parts []*Model, w []float64) (*Model, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("%w: Ensemble: no parts", ErrBadInput)
 	}
@@ -46,13 +36,12 @@ func newEnsemble(parts []*Model, w []float64) (*Model, error) {
 			return nil, fmt.Errorf("%w: Ensemble: part %d is an ensemble", ErrBadInput, i)
 		case nf >= 0 && len(p.beta) != nf:
 			return nil, fmt.Errorf("%w: Ensemble: part %d has %d features, part 0 %d", ErrBadInput, i, len(p.beta), nf)
-		case !num.Finite(w[i]):
-			return nil, fmt.Errorf("%w: Ensemble: weight %d is %g", ErrBadInput, i, w[i])
 		}
 		nf = len(p.beta)
 	}
+	w := slices.Repeat([]float64{1 / float64(len(parts))}, len(parts))
 	m := &Model{beta: make([]float64, nf), res: parts[0].res, opt: parts[0].opt,
-		parts: append([]*Model(nil), parts...), weights: append([]float64(nil), w...)}
+		parts: append([]*Model(nil), parts...), weights: w}
 	m.res.NonZero = 0
 	for i, p := range parts {
 		for j, b := range p.beta {

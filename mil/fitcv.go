@@ -335,11 +335,7 @@ func refitEnsemble(ctx context.Context, d *Dataset, s Search, sel *Selection) (*
 			return nil, fmt.Errorf("mil: FitCV: final fit (%v): %w", sel.Settings[e.Members[i]], err)
 		}
 	}
-	w := make([]float64, n)
-	for i := range w {
-		w[i] = 1 / float64(n)
-	}
-	return newEnsemble(parts, w)
+	return Ensemble(parts...)
 }
 
 // cvRun is the state of one FitCV cross-validation.
@@ -562,11 +558,11 @@ func (cv *cvRun) path(ctx context.Context, pair, fold int) error {
 		if err := m.BagScoresTo(scores, inst, test); err != nil {
 			return fmt.Errorf("mil: FitCV: fold %d: %w", fold, err)
 		}
-		met, err := Evaluate(scores, test.Labels(), 0)
+		a, err := AUC(scores, test.Labels())
 		if err != nil {
 			return fmt.Errorf("mil: FitCV: fold %d: %w", fold, err)
 		}
-		cv.auc[pair][fold][l] = met.AUC
+		cv.auc[pair][fold][l] = a
 		cv.scores[pair][fold][l] = slices.Clone(scores)
 	}
 	return nil
@@ -733,11 +729,11 @@ func (cv *cvRun) bestEnsemble(settings []Setting, size int) *EnsembleSetting {
 					mix[k] += w * v
 				}
 			}
-			met, err := Evaluate(mix, cv.tests[f].Labels(), 0)
+			a, err := AUC(mix, cv.tests[f].Labels())
 			if err != nil { // a NaN score: not a candidate
 				return
 			}
-			aucs[f] = met.AUC
+			aucs[f] = a
 		}
 		m, sd, _ := meanStdAUC(aucs)
 		if best != nil && !(m > best.AUC) {

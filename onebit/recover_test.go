@@ -201,19 +201,12 @@ func TestRecoverPolish(t *testing.T) {
 	const n, m, k = 1000, 250, 10
 	seeds := testSeeds(8, 4)
 	var s onebit.Solver
-	ctx := context.Background()
-	off := onebit.DefaultRecoverOptions()
-	off.Polish = false
 	polished := 0
 	sumOn, sumOff := 0.0, 0.0
 	for seed := uint64(0); seed < seeds; seed++ {
 		in := mustGenerate(t, m, n, k, 100+seed)
 		p := mustProblem(t, in)
-		x0, x1 := make([]float64, n), make([]float64, n)
-		r0, err := s.Recover(ctx, p, x0, off)
-		require.NoError(t, err)
-		r1, err := s.Recover(ctx, p, x1, onebit.DefaultRecoverOptions())
-		require.NoError(t, err)
+		x0, x1, r0, r1 := recoverPolishOffOn(t, &s, p, n)
 		assert.False(t, r0.Polished, "seed %d", seed)
 		if !r1.Polished {
 			// Nothing replaced: the same estimate, at the cost of BIHT at most.
@@ -246,15 +239,9 @@ func TestRecoverPolishPartial(t *testing.T) {
 	in := mustGenerate(t, m, n, k, 139)
 	p := mustProblem(t, in)
 	var s onebit.Solver
-	off := onebit.DefaultRecoverOptions()
-	off.Polish = false
-	x0, x1 := make([]float64, n), make([]float64, n)
-	r0, err := s.Recover(t.Context(), p, x0, off)
-	require.NoError(t, err)
+	x0, x1, r0, r1 := recoverPolishOffOn(t, &s, p, n)
 	require.Positive(t, p.Hamming(x0), "the instance no longer has an inseparable support; pick another")
 	require.Zero(t, r0.Outliers)
-	r1, err := s.Recover(t.Context(), p, x1, onebit.DefaultRecoverOptions())
-	require.NoError(t, err)
 	assert.True(t, r1.Polished)
 	assert.True(t, r1.Centered)
 	assert.Positive(t, r1.Margin)
@@ -262,6 +249,22 @@ func TestRecoverPolishPartial(t *testing.T) {
 	assert.Zero(t, r1.Hamming)
 	assert.Less(t, onebit.AngularError(in.X, x1), onebit.AngularError(in.X, x0))
 	t.Logf("error %.4f -> %.4f, violated %d -> 0", onebit.AngularError(in.X, x0), onebit.AngularError(in.X, x1), int(p.Hamming(x0)*m+0.5))
+}
+
+// recoverPolishOffOn runs Recover on p (N = n) with s, first with the
+// default options but the polish off, then with the defaults, and returns
+// both estimates and results.
+func recoverPolishOffOn(t *testing.T, s *onebit.Solver, p *onebit.Problem, n int) (x0, x1 []float64, r0, r1 onebit.RecoverResult) {
+	t.Helper()
+	off := onebit.DefaultRecoverOptions()
+	off.Polish = false
+	x0, x1 = make([]float64, n), make([]float64, n)
+	var err error
+	r0, err = s.Recover(t.Context(), p, x0, off)
+	require.NoError(t, err)
+	r1, err = s.Recover(t.Context(), p, x1, onebit.DefaultRecoverOptions())
+	require.NoError(t, err)
+	return x0, x1, r0, r1
 }
 
 // testSeeds returns how many instances a test runs: full, or short
@@ -289,11 +292,7 @@ func TestRecoverPolishTiny(t *testing.T) {
 	require.NoError(t, err)
 	p := mustProblem(t, in)
 	var s onebit.Solver
-	off := onebit.DefaultRecoverOptions()
-	off.Polish = false
-	x0, x1 := make([]float64, n), make([]float64, n)
-	r0, err := s.Recover(t.Context(), p, x0, off)
-	require.NoError(t, err)
+	x0, x1, r0, r1 := recoverPolishOffOn(t, &s, p, n)
 	top, tiny := 0.0, 0
 	for _, v := range x0 {
 		top = max(top, math.Abs(v))
@@ -306,8 +305,6 @@ func TestRecoverPolishTiny(t *testing.T) {
 	require.GreaterOrEqual(t, tiny, 2, "the instance no longer has tiny coordinates; pick another")
 	require.GreaterOrEqual(t, r0.Margin*n, 0.15*float64(r0.Support), "the margin alone would start the polish; pick another")
 	require.Zero(t, r0.Outliers)
-	r1, err := s.Recover(t.Context(), p, x1, onebit.DefaultRecoverOptions())
-	require.NoError(t, err)
 	assert.True(t, r1.Polished)
 	assert.Greater(t, r1.Margin, r0.Margin, "kept only with a larger margin")
 	e0, e1 := onebit.AngularError(in.X, x0), onebit.AngularError(in.X, x1)

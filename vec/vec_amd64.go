@@ -73,10 +73,11 @@ func sweep1(l level, g, a []float64, cols int, w float64, ax *float64, x []float
 
 // grouped reports whether level l has sweep4, GradSweep's group pipeline.
 //
-// Not on avx2, where it was not written: there the plain groups of four
-// already measured 1.3-2.0x (p10-p90; median 1.68-1.74) faster than
-// MulVec plus MulTransVec at 4000 x 4000, whose AVX2 kernels run 5-15%
-// below the streaming rate of A, while avx512's run at it.
+// Not on avx2: there the plain groups of four already measured 1.3-2.0x
+// (p10-p90; median 1.68-1.74) faster than MulVec plus MulTransVec at
+// 4000 x 4000, whose AVX2 kernels run 5-15% below the streaming rate of
+// A, while avx512's run at it; an AVX2 port of sweep4 measured 3-21%
+// slower than the plain groups and was not kept.
 func grouped(l level) bool { return l == avx512 }
 
 // sweep4 runs one step of GradSweep's group pipeline on level l (see
