@@ -202,7 +202,8 @@ func topKReference(phi []float64, b float64, k int) (*big.Float, []float64) {
 		}
 	}
 	if n <= 5 {
-		if h := bruteOrderings(phi, b, k); h != nil && h.Cmp(best) < 0 {
+		// best is nil when every structure's point overflowed.
+		if h := bruteOrderings(phi, b, k); h != nil && (best == nil || h.Cmp(best) < 0) {
 			best = h
 		}
 	}
