@@ -105,22 +105,25 @@ func TestFitCVErrors(t *testing.T) {
 	_, _, err = FitCV(ctx, nil, DefaultSearch())
 	assert.ErrorIs(t, err, ErrBadInput)
 	for name, mod := range map[string]func(*Search){
-		"no lambdas":    func(s *Search) { s.Lambdas = nil },
-		"no poolings":   func(s *Search) { s.Poolings = []Pooling{} },
-		"no scalings":   func(s *Search) { s.Scalings = nil },
-		"one fold":      func(s *Search) { s.Folds = 1 },
-		"NaN lambda":    func(s *Search) { s.Lambdas = []float64{0.1, math.NaN()} },
-		"bad pooling":   func(s *Search) { s.Poolings = []Pooling{TopKPooling(0)} },
-		"bad scaling":   func(s *Search) { s.Scalings = []Scaling{7} },
-		"bad base":      func(s *Search) { s.Base.Rho = 0 },
-		"bad WarmRho":   func(s *Search) { s.WarmRho = 2 },
-		"bad Reject":    func(s *Search) { s.Reject = -1 },
-		"bad RejectSE":  func(s *Search) { s.RejectSE = math.NaN() },
-		"bad Repeats":   func(s *Search) { s.Repeats = -2 },
-		"bad screening": func(s *Search) { s.ScreenFolds = -1 },
-		"bad margin":    func(s *Search) { s.EnsembleMargin = -0.1 },
-		"NaN margin":    func(s *Search) { s.EnsembleMargin = math.NaN() },
-		"bad size":      func(s *Search) { s.EnsembleSize = -1 },
+		"no lambdas":     func(s *Search) { s.Lambdas = nil },
+		"no poolings":    func(s *Search) { s.Poolings = []Pooling{} },
+		"no scalings":    func(s *Search) { s.Scalings = nil },
+		"one fold":       func(s *Search) { s.Folds = 1 },
+		"NaN lambda":     func(s *Search) { s.Lambdas = []float64{0.1, math.NaN()} },
+		"bad pooling":    func(s *Search) { s.Poolings = []Pooling{TopKPooling(0)} },
+		"bad scaling":    func(s *Search) { s.Scalings = []Scaling{7} },
+		"bad base":       func(s *Search) { s.Base.Rho = 0 },
+		"bad WarmRho":    func(s *Search) { s.WarmRho = 2 },
+		"bad Reject":     func(s *Search) { s.Reject = -1 },
+		"bad RejectSE":   func(s *Search) { s.RejectSE = math.NaN() },
+		"bad Repeats":    func(s *Search) { s.Repeats = -2 },
+		"bad screening":  func(s *Search) { s.ScreenFolds = -1 },
+		"bad margin":     func(s *Search) { s.EnsembleMargin = -0.1 },
+		"NaN margin":     func(s *Search) { s.EnsembleMargin = math.NaN() },
+		"bad size":       func(s *Search) { s.EnsembleSize = -1 },
+		"bad PreferMean": func(s *Search) { s.PreferMean = -1 },
+		"NaN PreferMean": func(s *Search) { s.PreferMean = math.NaN() },
+		"Inf PreferMean": func(s *Search) { s.PreferMean = math.Inf(1) },
 	} {
 		s := DefaultSearch()
 		mod(&s)
@@ -193,13 +196,120 @@ func TestFitCVPreferBase(t *testing.T) {
 		assert.Equal(t, free.Best.Pooling, pref.Best.Pooling)
 		assert.Equal(t, free.Best.Scaling, pref.Best.Scaling)
 		se := free.Best.AUCStd / math.Sqrt(float64(len(free.Best.FoldAUC)))
-		if free.Best.AUC-base.AUC <= se {
+		if free.Best.Pooling == s.Base.Pooling && free.Best.AUC-base.AUC <= se {
 			assert.Equal(t, base.String(), pref.Best.String())
 			assert.Equal(t, s.Base.Lambda, pref.Options.Lambda)
 		} else {
 			assert.Equal(t, free.Best.String(), pref.Best.String())
 		}
 	}
+}
+
+// TestFitCVPreferBasePooling: PreferBase moves lambda only when the best
+// setting has Base's pooling: with the mean pooling alone in the grid it
+// changes nothing when Base has the max, and keeps Base's lambda (where
+// within one standard error) when Base has the mean. The seeds are ones
+// where the plain maximum is not at 0.01 but within a standard error of
+// it, so that the rule would move it.
+func TestFitCVPreferBasePooling(t *testing.T) {
+	moved := 0
+	for _, seed := range []uint64{55, 56, 57, 58, 59} {
+		d, _, err := Synthetic(SynthConfig{Bags: 120, Features: 8, MinInstances: 2, MaxInstances: 6, Relevant: 2, Margin: 1, Seed: seed})
+		require.NoError(t, err)
+		s := smallSearch()
+		s.Lambdas = []float64{0.03, 0.01, 0.003}
+		s.Poolings = []Pooling{MeanPooling()}
+		s.PreferBase = false
+		_, free, err := FitCV(context.Background(), d, s)
+		require.NoError(t, err)
+		s.PreferBase = true
+		_, pref, err := FitCV(context.Background(), d, s)
+		require.NoError(t, err)
+		assert.Equal(t, free.Best.String(), pref.Best.String(), "seed %d: Base's pooling is the max", seed)
+		s.Base.Pooling = MeanPooling()
+		_, prefMean, err := FitCV(context.Background(), d, s)
+		require.NoError(t, err)
+		var base Setting
+		for _, st := range free.Settings {
+			if st.Lambda == s.Base.Lambda && st.Scaling == free.Best.Scaling {
+				base = st
+			}
+		}
+		se := free.Best.AUCStd / math.Sqrt(float64(len(free.Best.FoldAUC)))
+		if free.Best.AUC-base.AUC <= se {
+			assert.Equal(t, base.String(), prefMean.Best.String(), "seed %d", seed)
+			if base.String() != free.Best.String() {
+				moved++
+			}
+		} else {
+			assert.Equal(t, free.Best.String(), prefMean.Best.String(), "seed %d", seed)
+		}
+	}
+	assert.Positive(t, moved, "no seed where the rule moves lambda: the test checks nothing")
+}
+
+// TestFitCVPreferMean: with PreferMean the best mean-pooling setting
+// replaces a better max-pooling one when within that many standard errors
+// of it, and only then; off (0), the plain maximum. The seeds include ones
+// where the max wins by less than a standard error (the rule moves it)
+// and ones where it wins by more.
+func TestFitCVPreferMean(t *testing.T) {
+	moved, kept := 0, 0
+	for _, seed := range []uint64{60, 61, 62, 63, 64, 65} {
+		d := noisy(t, SynthConfig{Bags: 120, Features: 8, MinInstances: 2, MaxInstances: 6, Relevant: 2, Margin: 0.5, Seed: seed}, 4)
+		s := smallSearch()
+		s.ScreenFolds = 0
+		s.PreferBase = false
+		s.PreferMean = 0
+		_, free, err := FitCV(context.Background(), d, s)
+		require.NoError(t, err)
+		s.PreferMean = 1
+		_, pref, err := FitCV(context.Background(), d, s)
+		require.NoError(t, err)
+		var mean Setting
+		for _, st := range free.Settings {
+			if st.Pooling.Kind == PoolMean && (mean.FoldAUC == nil || st.AUC > mean.AUC) {
+				mean = st
+			}
+		}
+		se := free.Best.AUCStd / math.Sqrt(float64(len(free.Best.FoldAUC)))
+		switch {
+		case free.Best.Pooling.Kind == PoolMean:
+			assert.Equal(t, free.Best.String(), pref.Best.String(), "seed %d", seed)
+		case free.Best.AUC-mean.AUC <= se:
+			assert.Equal(t, mean.String(), pref.Best.String(), "seed %d", seed)
+			moved++
+		default:
+			assert.Equal(t, free.Best.String(), pref.Best.String(), "seed %d", seed)
+			kept++
+		}
+		s.PreferMean = 1e9 // the mean whatever the max scores
+		_, all, err := FitCV(context.Background(), d, s)
+		require.NoError(t, err)
+		assert.Equal(t, mean.String(), all.Best.String(), "seed %d", seed)
+	}
+	t.Logf("moved %d, kept the max %d", moved, kept)
+	assert.Positive(t, moved, "no seed where the rule moves the pooling")
+	assert.Positive(t, kept, "no seed where the max wins by more than a standard error")
+}
+
+// noisy returns Synthetic(cfg) with the label of every every-th bag
+// flipped, so that no setting separates the classes perfectly.
+func noisy(t *testing.T, cfg SynthConfig, every int) *Dataset {
+	t.Helper()
+	d, _, err := Synthetic(cfg)
+	require.NoError(t, err)
+	x := make([]float64, d.NumInstances()*d.NumFeatures())
+	for i := range d.NumInstances() {
+		require.NoError(t, d.Row(x[i*d.NumFeatures():(i+1)*d.NumFeatures()], i))
+	}
+	labels := append([]float64(nil), d.Labels()...)
+	for k := 0; k < len(labels); k += every {
+		labels[k] = 1 - labels[k]
+	}
+	nd, err := NewDense(x, d.NumFeatures(), append([]int(nil), d.BagPtr()...), labels)
+	require.NoError(t, err)
+	return nd
 }
 
 // TestFitCVRepeats: Repeats runs the folds of that many independent splits,

@@ -66,7 +66,9 @@ const (
 	// ScaleAuto (the zero value) solves on the features standardized
 	// with the statistics of the training instances (FitScaler's): dense
 	// features centered and divided by their standard deviation, sparse
-	// ones divided by it without centering. The standardization is folded
+	// ones divided by it without centering. With MeanPooling, which Fit
+	// solves on the bags' mean features, it standardizes those with their
+	// statistics over the training bags (each bag weighing the same). The standardization is folded
 	// into the products rather than applied to a copy (see the package
 	// documentation), and a column constant on the training instances is
 	// left out (coefficient 0: the bias fits it). The model's coefficients
@@ -515,15 +517,31 @@ type prepared struct {
 	path    BetaSolver
 	gram    []float64 // (D+1)^2 for BetaGram
 	lip     float64
+	// means is the dataset of bag means a mean-pooling fit solves on
+	// (nil for the other poolings); x and back are views of it.
+	means *Dataset
 }
 
 // bytes returns Fit's estimate of what it allocated for pr (see fitBytes).
 func (pr *prepared) bytes(d *Dataset, opt *Options) float64 {
 	b := fitBytes(d, opt)
+	if pr.means != nil {
+		b += copyBytes(pr.means)
+		d = pr.means
+	}
 	if pr.x.d != d {
 		b += copyBytes(d)
 	}
 	return b
+}
+
+// meanBytes bounds the bag means' storage (bagMeans): one row per bag, at
+// most d's entries when sparse.
+func meanBytes(d *Dataset) float64 {
+	if d.IsSparse() {
+		return float64(d.NNZ())*12 + float64(d.NumBags()+1)*8
+	}
+	return float64(d.NumBags()) * float64(d.NumFeatures()) * 8
 }
 
 // forceCopy makes prepare standardize a copy even when folding is
@@ -535,6 +553,18 @@ var forceCopy = false
 // (and inside) its phases.
 func prepare(ctx context.Context, d *Dataset, opt *Options) (*prepared, error) {
 	pr := &prepared{}
+	if opt.Pooling.Kind == PoolMean {
+		// Solved on the bag means (see bagmean.go): everything below,
+		// the scaling included, applies to them.
+		if err := checkBytes(d, opt, fitBytes(d, opt)+meanBytes(d)); err != nil {
+			return nil, err
+		}
+		md, err := bagMeans(ctx, d)
+		if err != nil {
+			return nil, fmt.Errorf("mil: Fit: bag means: %w", err)
+		}
+		pr.means, d = md, md
+	}
 	nnz := d.NumInstances() * d.NumFeatures() // the cost of a dense product
 	if d.IsSparse() {
 		nnz = d.NNZ()

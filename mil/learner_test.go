@@ -666,11 +666,16 @@ func TestSyntheticMargin(t *testing.T) {
 // nothing: a fit's allocations (setup, buffers, the model) do not depend on
 // the number of iterations.
 func TestFitIterationsDoNotAllocate(t *testing.T) {
-	for _, density := range []float64{1, 0.05} {
+	for _, c := range []struct {
+		density float64
+		pool    Pooling
+	}{{1, MaxPooling()}, {0.05, MaxPooling()}, {1, MeanPooling()}, {0.05, MeanPooling()}} {
+		density := c.density
 		d, _, err := Synthetic(SynthConfig{Bags: 40, Features: 30, MinInstances: 1, MaxInstances: 6, Density: density, Seed: 12})
 		require.NoError(t, err)
 		allocs := func(iters int) float64 {
 			opt := DefaultOptions()
+			opt.Pooling = c.pool
 			opt.MaxIter, opt.ObjTol, opt.EpsAbs = iters, 0, 0
 			return testing.AllocsPerRun(3, func() {
 				if _, err := Fit(context.Background(), d, opt); err != nil {
@@ -679,7 +684,7 @@ func TestFitIterationsDoNotAllocate(t *testing.T) {
 			})
 		}
 		if a5, a50 := allocs(5), allocs(50); a5 != a50 {
-			t.Errorf("density %v: %v allocations for 5 iterations, %v for 50", density, a5, a50)
+			t.Errorf("density %v, %v pooling: %v allocations for 5 iterations, %v for 50", density, c.pool, a5, a50)
 		}
 	}
 }

@@ -45,7 +45,9 @@ type Pooling struct {
 // MaxPooling returns the paper's max rule (the zero Pooling).
 func MaxPooling() Pooling { return Pooling{} }
 
-// MeanPooling returns the mean of a bag's instance scores.
+// MeanPooling returns the mean of a bag's instance scores. Fit solves it
+// on the bags' mean features, where it is L1 logistic regression (see the
+// package documentation; ScaleAuto then standardizes the bag means).
 func MeanPooling() Pooling { return Pooling{Kind: PoolMean} }
 
 // TopKPooling returns the mean of a bag's k highest instance scores.
