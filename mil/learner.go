@@ -68,10 +68,11 @@ const (
 	// features centered and divided by their standard deviation, sparse
 	// ones divided by it without centering. With MeanPooling, which Fit
 	// solves on the bags' mean features, it standardizes those with their
-	// statistics over the training bags (each bag weighing the same). The standardization is folded
-	// into the products rather than applied to a copy (see the package
-	// documentation), and a column constant on the training instances is
-	// left out (coefficient 0: the bias fits it). The model's coefficients
+	// statistics over the training bags (each bag weighing the same). The
+	// standardization is folded into the products rather than applied to
+	// a copy (see the package documentation), and a column constant on the
+	// training instances is left out (coefficient 0: the bias fits it).
+	// The model's coefficients
 	// are mapped back to the raw features (as Scaler.ToRaw does), so
 	// prediction takes raw data.
 	ScaleAuto Scaling = iota
