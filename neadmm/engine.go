@@ -14,13 +14,16 @@ import (
 
 // Solver is a reusable workspace for neADMM solves. The zero value is ready
 // to use; it allocates on the first solve of each (larger) size only, so
-// repeated solves and every iteration are allocation-free. A Solver must
+// repeated solves and every iteration are allocation-free. (It keeps the
+// last problem, if a pointer, and its optional interfaces: asserting them
+// at every solve could allocate at a random call, see caps.) A Solver must
 // not be used by several goroutines at once (Solve panics if it is entered
 // while another call runs); solvers on different goroutines are
 // independent (the engine has no global state).
 type Solver struct {
 	busy              inUse
 	f1, f2, f2old, jt []float64
+	caps              caps // the last problem's optional interfaces
 }
 
 // Solve runs neADMM (Algorithm 1) on p from the caller's x1, x2 and y and
@@ -71,7 +74,8 @@ type solve struct {
 	ctx               context.Context
 	done              <-chan struct{} // ctx.Done(): nil if never cancelled
 	p                 Problem
-	obj               Objectiver // nil unless an objective was asked for
+	obj               Objectiver // nil unless p implements it
+	starter           Starter    // nil unless p implements it
 	x1, x2, y         []float64
 	f1, f2, f2old, jt []float64
 	opt               Options // with the defaults set
@@ -106,8 +110,8 @@ func (sv *Solver) prepare(ctx context.Context, p Problem, x1, x2, y []float64, o
 			return solve{}, fmt.Errorf("%w: initial %s: %w", ErrBadInput, v.name, ErrNotFinite)
 		}
 	}
-	obj, hasObj := p.(Objectiver)
-	if (opt.IterationObjective || opt.FinalObjective) && !hasObj {
+	obj, starter := sv.caps.of(p)
+	if (opt.IterationObjective || opt.FinalObjective) && obj == nil {
 		return solve{}, fmt.Errorf("%w: Options.IterationObjective or FinalObjective set, but %T does not implement Objectiver", ErrBadInput, p)
 	}
 	sv.f1 = buf.Grow(sv.f1, m)
@@ -115,7 +119,7 @@ func (sv *Solver) prepare(ctx context.Context, p Problem, x1, x2, y []float64, o
 	sv.f2old = buf.Grow(sv.f2old, m)
 	sv.jt = buf.Grow(sv.jt, n1)
 	return solve{
-		ctx: ctx, done: ctx.Done(), p: p, obj: obj, x1: x1, x2: x2, y: y,
+		ctx: ctx, done: ctx.Done(), p: p, obj: obj, starter: starter, x1: x1, x2: x2, y: y,
 		f1: sv.f1, f2: sv.f2, f2old: sv.f2old, jt: sv.jt, opt: opt,
 		sqrtM: math.Sqrt(float64(m)), sqrtN1: math.Sqrt(float64(n1)),
 	}, nil
@@ -124,8 +128,8 @@ func (sv *Solver) prepare(ctx context.Context, p Problem, x1, x2, y []float64, o
 // run starts the solve and runs the iterations, recording each completed
 // one in res, and returns why it stopped.
 func (s *solve) run(res *Result) (StopReason, error) {
-	if st, ok := s.p.(Starter); ok {
-		if err := st.Start(s.ctx, s.x1, s.x2, s.y); err != nil {
+	if s.starter != nil {
+		if err := s.starter.Start(s.ctx, s.x1, s.x2, s.y); err != nil {
 			return s.failure(err), fmt.Errorf("neadmm: Start: %w", err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -716,4 +717,48 @@ func BenchmarkSolveSphere(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100, "ns/iter")
+}
+
+// sliced is sqrtProblem held by value with a slice field: interfaces
+// holding it cannot be compared (== panics).
+type sliced struct {
+	sqrtProblem
+	pad []int
+}
+
+// TestSolveProblemSwitch: a Solver that alternates between problems asks
+// each for its own optional interfaces (it keeps only the last pointer
+// problem's), also for problem types that cannot be compared, and many
+// solves of one problem allocate nothing at all (a type assertion to an
+// interface at every solve allocated at a random call).
+func TestSolveProblemSwitch(t *testing.T) {
+	ctx := context.Background()
+	x, w, y := make([]float64, 1), make([]float64, 1), make([]float64, 1)
+	withObj := &counting{}
+	opt := neadmm.Options{Rho: 1, EpsAbs: 1e-10, MaxIter: 50, FinalObjective: true}
+	var sv neadmm.Solver
+	for range 3 {
+		for _, c := range []struct {
+			p  neadmm.Problem
+			ok bool
+		}{{withObj, true}, {noObjective{withObj}, false}, {sliced{pad: []int{1}}, true}, {&noObjective{sqrtProblem{}}, false}} {
+			x[0], w[0], y[0] = 1, 1, -2
+			_, err := sv.Solve(ctx, c.p, x, w, y, opt)
+			if c.ok {
+				require.NoError(t, err, "%T", c.p)
+			} else {
+				require.ErrorIs(t, err, neadmm.ErrBadInput, "%T", c.p)
+			}
+		}
+	}
+	opt.FinalObjective = false
+	opt.MaxIter = 1
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	for range 5000 { // about 5 cache fills expected before the fix
+		x[0], w[0], y[0] = 1, 1, -2
+		sv.Solve(ctx, withObj, x, w, y, opt)
+	}
+	runtime.ReadMemStats(&m1)
+	assert.Zero(t, m1.Mallocs-m0.Mallocs, "allocations in 5000 solves of one problem")
 }

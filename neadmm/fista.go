@@ -161,7 +161,8 @@ type FISTAResult struct {
 // (FISTA, Beck and Teboulle 2009) with optional backtracking and adaptive
 // restart. The zero value is ready to use. Solve allocates only when x is
 // longer than any x seen before, so repeated solves (an ADMM x-update every
-// outer iteration) do not allocate.
+// outer iteration) do not allocate. (It keeps the last problem, if a
+// pointer, with its NonsmoothValuer, as Solver does.)
 //
 // A FISTA must not be used by several goroutines at once (Solve panics if
 // it is entered while another call runs). Use one FISTA per subproblem:
@@ -175,6 +176,7 @@ type FISTA struct {
 
 	busy                inUse
 	x, xn, y, grad, tmp []float64
+	caps                fistaCaps // the last problem's NonsmoothValuer
 }
 
 const (
@@ -251,7 +253,7 @@ func (s *FISTA) prepare(ctx context.Context, p FISTAProblem, x []float64, opt FI
 	if ctx == nil || p == nil {
 		return fistaRun{}, fmt.Errorf("%w: FISTA: nil context or problem", ErrBadInput)
 	}
-	ng, _ := p.(NonsmoothValuer)
+	ng := s.caps.of(p)
 	if opt.Restart == RestartFunction && ng == nil {
 		return fistaRun{}, fmt.Errorf("%w: FISTA: RestartFunction needs a problem implementing NonsmoothValuer", ErrBadInput)
 	}

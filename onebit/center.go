@@ -106,8 +106,14 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 		return 0
 	}
 	cw.p, cw.d = buf.Grow(cw.p, s), buf.Grow(cw.d, s)
-	cw.corral = growInts(cw.corral, 0)[:0]
-	cw.lam = cw.lam[:0]
+	// The corral's buffers are sized at its cap: grown as the corral
+	// grew, they allocated at every new size (142 times in one Recover
+	// whose supports were larger than any the Solver had seen).
+	cw.gs = s + 3 // the corral never holds more than s+2 points
+	cw.corral = growInts(cw.corral, cw.gs)[:0]
+	cw.lam = buf.Grow(cw.lam, cw.gs)[:0]
+	cw.rhs = buf.Grow(cw.rhs, cw.gs)[:0]
+	cw.alpha = buf.Grow(cw.alpha, cw.gs)[:0]
 	b := func(i int) []float64 { return cw.b[i*s : (i+1)*s] }
 	// Start from the row closest to the current estimate's direction.
 	// The products with all rows in one call to the row kernels (MulVec),
@@ -124,7 +130,6 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 	}
 	cw.corral = append(cw.corral, i0)
 	cw.lam = append(cw.lam, 1)
-	cw.gs = s + 3 // the corral never holds more than s+2 points
 	cw.gram = buf.Grow(cw.gram, cw.gs*cw.gs)
 	cw.chol = buf.Grow(cw.chol, cw.gs*cw.gs)
 	cw.cholN = 0
@@ -260,7 +265,7 @@ func (cw *centerWork) affine() bool {
 		row[t] = math.Sqrt(d)
 		cw.cholN = t + 1
 	}
-	cw.rhs = buf.Grow(cw.rhs, q)
+	cw.rhs = buf.Grow(cw.rhs, q) // within the cap set in solve
 	cw.alpha = buf.Grow(cw.alpha, q)
 	v := cw.rhs[:q]
 	for t := range q { // L z = 1

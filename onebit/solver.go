@@ -203,7 +203,9 @@ type Result struct {
 
 // Solver holds the workspace of Solve and Recover. The zero value is
 // ready; the first solve of a problem size allocates its buffers, later
-// solves of that size or smaller allocate nothing. A Solver must not be
+// solves of that size or smaller allocate nothing unless their working
+// set or (Recover) support outgrows every earlier one's (see Recover). A
+// Solver must not be
 // used by several goroutines at once: it panics if it is (a cheap guard,
 // not a lock); Solvers are independent.
 type Solver struct {
