@@ -38,11 +38,14 @@ type centerWork struct {
 	// order, row stride gs), kept across minor cycles so that a point's
 	// products are formed once; kept lists the positions a compaction
 	// keeps.
-	gram   []float64
-	gs     int
-	kept   []int
-	p, d   []float64 // current point (s), scratch (s)
-	passes int       // passes over b (load and major cycles), for the cost
+	gram []float64
+	gs   int
+	kept []int
+	p, d []float64 // current point (s), scratch (s)
+	// capS is the support size the buffers above are sized for (see
+	// reserve).
+	capS   int
+	passes int // passes over b (load and major cycles), for the cost
 	// cancelled reports that the last solve stopped because done was
 	// closed (it returned 0).
 	cancelled bool
@@ -56,7 +59,8 @@ const wolfeTol = 1e-12
 // the signs y, leaving out the rows i with skip(i), and returns the number
 // of rows kept.
 func (cw *centerWork) load(m, s int, col func(c int) []float64, y []float64, skip func(i int) bool) int {
-	cw.b = buf.Grow(cw.b, m*s)
+	cw.reserve(m, s)
+	cw.b = cw.b[:m*s]
 	cw.rowIdx = growInts(cw.rowIdx, m)
 	cw.rowNrm = buf.Grow(cw.rowNrm, m)
 	r := 0
@@ -92,6 +96,25 @@ func (cw *centerWork) load(m, s int, col func(c int) []float64, y []float64, ski
 	return r
 }
 
+// reserve sizes the buffers that depend on the support size s for at
+// least s, with half as much again as before when they must grow: sized
+// exactly, every support larger than any before allocated them anew (the
+// corral's at every new corral size: 142 allocations in one Recover on a
+// new instance), so a reused Solver kept allocating on new instances.
+func (cw *centerWork) reserve(m, s int) {
+	if s <= cw.capS && cap(cw.b) >= m*cw.capS {
+		return
+	}
+	c := max(s, cw.capS+cw.capS/2, 8)
+	gs := c + 3 // the corral never holds more than s+2 points
+	cw.capS = c
+	cw.b = make([]float64, m*c)
+	cw.p, cw.d = make([]float64, c), make([]float64, c)
+	cw.corral, cw.kept = make([]int, 0, gs), make([]int, gs)
+	cw.lam, cw.rhs, cw.alpha = make([]float64, 0, gs), make([]float64, 0, gs), make([]float64, 0, gs)
+	cw.gram, cw.chol = make([]float64, gs*gs), make([]float64, gs*gs)
+}
+
 // solve runs Wolfe's algorithm (at most maxIter major cycles, each after a
 // look at done, which may be nil) on the loaded rows and writes the unit
 // direction of the minimum-norm point into x (len s). It returns the
@@ -105,15 +128,9 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 	if n == 0 {
 		return 0
 	}
-	cw.p, cw.d = buf.Grow(cw.p, s), buf.Grow(cw.d, s)
-	// The corral's buffers are sized at its cap: grown as the corral
-	// grew, they allocated at every new size (142 times in one Recover
-	// whose supports were larger than any the Solver had seen).
-	cw.gs = s + 3 // the corral never holds more than s+2 points
-	cw.corral = growInts(cw.corral, cw.gs)[:0]
-	cw.lam = buf.Grow(cw.lam, cw.gs)[:0]
-	cw.rhs = buf.Grow(cw.rhs, cw.gs)[:0]
-	cw.alpha = buf.Grow(cw.alpha, cw.gs)[:0]
+	cw.p, cw.d = cw.p[:s], cw.d[:s] // sized by load's reserve
+	cw.gs = s + 3                   // the corral never holds more than s+2 points
+	cw.corral, cw.lam = cw.corral[:0], cw.lam[:0]
 	b := func(i int) []float64 { return cw.b[i*s : (i+1)*s] }
 	// Start from the row closest to the current estimate's direction.
 	// The products with all rows in one call to the row kernels (MulVec),
@@ -130,10 +147,9 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 	}
 	cw.corral = append(cw.corral, i0)
 	cw.lam = append(cw.lam, 1)
-	cw.gram = buf.Grow(cw.gram, cw.gs*cw.gs)
-	cw.chol = buf.Grow(cw.chol, cw.gs*cw.gs)
+	cw.gram, cw.chol = cw.gram[:cw.gs*cw.gs], cw.chol[:cw.gs*cw.gs]
 	cw.cholN = 0
-	cw.kept = growInts(cw.kept, cw.gs)
+	cw.kept = cw.kept[:cw.gs]
 	cw.gramRow(0, s)
 	copy(cw.p, b(i0))
 	cw.cancelled = false
@@ -265,8 +281,7 @@ func (cw *centerWork) affine() bool {
 		row[t] = math.Sqrt(d)
 		cw.cholN = t + 1
 	}
-	cw.rhs = buf.Grow(cw.rhs, q) // within the cap set in solve
-	cw.alpha = buf.Grow(cw.alpha, q)
+	cw.rhs, cw.alpha = cw.rhs[:q], cw.alpha[:q] // within reserve's cap
 	v := cw.rhs[:q]
 	for t := range q { // L z = 1
 		x := 1.0

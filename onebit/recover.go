@@ -328,10 +328,10 @@ type RecoverResult struct {
 // already ran Recover on p with the same options allocates nothing (with
 // or without flipped signs); on another problem of p's size it allocates
 // only to grow buffers for a larger support (the cell centers keep
-// M x |S| floats and (|S|+3)^2 more) or working set than any earlier call
-// needed: 4-85 allocations on 6 of 22 Rademacher instances (M = 500,
-// N = 1000, K = 20, half with 3% of the signs flipped) after 2 had sized
-// it, none on the last 10.
+// M x |S| floats, grown by half at a time) or working set than any
+// earlier call needed: 4-75 allocations on 3 of 22 Rademacher instances
+// (M = 500, N = 1000, K = 20, half with 3% of the signs flipped) after 2
+// had sized it, none on the last 10.
 func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt RecoverOptions) (res RecoverResult, err error) {
 	if p == nil {
 		return res, fmt.Errorf("%w: nil *Problem", ErrBadInput)
