@@ -527,10 +527,16 @@ func TestSignCode(t *testing.T) {
 		if !(flip >= 0 && flip <= c.flipMax) {
 			t.Errorf("%s: flip rate %g, want at most %g", c.name, flip, c.flipMax)
 		}
-		scaled := slices.Clone(ax)
-		vec.Scal(37.5, scaled)
-		if cs, _ := signCode(scaled, c.y, sc); math.Abs(cs-code) > 1e-9*code {
-			t.Errorf("%s: code %g, with the projections scaled %g", c.name, code, cs)
+		// Scales up to near overflow and down to subnormal projections
+		// (whose median once made every probit scale c/median overflow,
+		// leaving only the count code); powers of two are exact except
+		// for the subnormals' rounding (relative 2^-44 here).
+		for _, f := range []float64{37.5, 0x1p1000, 0x1p-1000, 0x1p-1030} {
+			scaled := slices.Clone(ax)
+			vec.Scal(f, scaled)
+			if cs, _ := signCode(scaled, c.y, sc); math.Abs(cs-code) > 1e-9*code {
+				t.Errorf("%s: code %g, with the projections scaled by %g %g", c.name, code, f, cs)
+			}
 		}
 	}
 	if a := testing.AllocsPerRun(10, func() { signCode(ax, noisy, sc) }); a != 0 {

@@ -305,19 +305,27 @@ func signCode(ax, y, scratch []float64) (code, flip float64) {
 		a[i] = math.Abs(t)
 	}
 	med := median(a)
-	if !(med > 0) {
-		return best, flip
+	if !(med > 0) || math.IsInf(med, 1) {
+		return best, flip // no scale to fit (+Inf: the scales would be 0)
 	}
 	pen := 0.5 * math.Log(float64(m))
 	e0 := 0.0 // the flip rate at the previous scale, Newton's start
 	for u := 0; u <= probitSteps; u++ {
-		sc := math.Pow(10, probitLo+probitStep*float64(u)) / med
+		pw := math.Pow(10, probitLo+probitStep*float64(u))
+		sc := pw / med
+		// sc overflows when med is subnormal: then z = pw (y t / med)
+		// (sc t would be NaN at t = 0 and infinite elsewhere, which
+		// discarded every scale; the code is scale-free).
+		over := math.IsInf(sc, 1)
 		// The rows far from the boundary have p = 0 or 1: counted in n0
 		// and n1; the others' p_i go to scratch.
 		p := scratch[:0]
 		n0, n1 := 0, 0
 		for i, t := range ax {
 			z := sc * y[i] * t
+			if over {
+				z = pw * (y[i] * t / med)
+			}
 			switch {
 			case z >= probitFar:
 				n1++
