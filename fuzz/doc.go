@@ -20,6 +20,12 @@
 //	FuzzFitText        mil.Fit on tiny datasets the loaders read: deadline, memory budget, error kinds
 //	FuzzFitArrays      mil.Fit on tiny datasets from NewDense/NewSparse, values at any scale
 //
+// Two targets test unexported code and so live in their packages (.ci/fuzz
+// runs them too; their findings go to that package's testdata/fuzz):
+//
+//	FuzzBagMeans        mil: the bag means of mean pooling against exact sums
+//	FuzzProbitFlipCode  onebit: the probit sign code against a grid, scale-freedom
+//
 // The vec targets run every input through every implementation of vec this
 // CPU can run (vec.Implementations: avx512, avx2 and generic on an AVX-512
 // machine; go test -v -run TestImplementations lists them), called through
