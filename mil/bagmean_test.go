@@ -149,3 +149,29 @@ func TestFitMeanIsBagMeanLR(t *testing.T) {
 		assert.InDelta(t, best, o, 1e-4*best, tc.name)
 	}
 }
+
+// TestMeanBudgetCountsMeans: when ScaleAuto copies the standardized bag
+// means (forceCopy stands for a standardization that cannot be folded),
+// the fit holds the means and their copy at once, and the copy's budget
+// check counts both: with MaxBytes at the Gram matrix, vectors and one
+// copy (bags of one instance, where the means are as large as the
+// features), the fit fails with ErrTooLarge instead of allocating a
+// second copy beyond the budget. One more copy's worth of bytes admits it.
+func TestMeanBudgetCountsMeans(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 60, Features: 30, MinInstances: 1, MaxInstances: 1, Seed: 5})
+	require.NoError(t, err)
+	opt := DefaultOptions()
+	opt.Pooling = MeanPooling()
+	opt.MaxIter = 5
+	one := fitBytes(d, &opt) + copyBytes(d)
+	require.Equal(t, copyBytes(d), meanBytes(d), "bags of one: the means are as large as the features")
+	forceCopy = true
+	defer func() { forceCopy = false }()
+	opt.MaxBytes = int64(one)
+	_, err = Fit(context.Background(), d, opt)
+	assert.ErrorIs(t, err, ErrTooLarge, "the means and their copy within the budget of one copy")
+	assert.ErrorIs(t, err, ErrBadInput)
+	opt.MaxBytes = int64(one + copyBytes(d))
+	_, err = Fit(context.Background(), d, opt)
+	assert.NoError(t, err)
+}

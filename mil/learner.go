@@ -566,6 +566,12 @@ func prepare(ctx context.Context, d *Dataset, opt *Options) (*prepared, error) {
 		}
 		pr.means, d = md, md
 	}
+	// held is what the fit already holds besides fitBytes(d): the bag
+	// means, which a copy below comes on top of.
+	held := 0.0
+	if pr.means != nil {
+		held = copyBytes(pr.means)
+	}
 	nnz := d.NumInstances() * d.NumFeatures() // the cost of a dense product
 	if d.IsSparse() {
 		nnz = d.NNZ()
@@ -580,7 +586,7 @@ func prepare(ctx context.Context, d *Dataset, opt *Options) (*prepared, error) {
 		pr.back = standardView(d, st, center)
 		pr.x = pr.back
 		if forceCopy || !foldable(st, center) {
-			if err := checkBytes(d, opt, fitBytes(d, opt)+copyBytes(d)); err != nil {
+			if err := checkBytes(d, opt, fitBytes(d, opt)+held+copyBytes(d)); err != nil {
 				return nil, err
 			}
 			data, n, err := pr.back.copyData(ctx)
@@ -604,7 +610,7 @@ func prepare(ctx context.Context, d *Dataset, opt *Options) (*prepared, error) {
 		// need one block to run blocked (measured 1.2x per product pair,
 		// see Materialize). Data already in one block, such as a whole
 		// loaded dataset, is never copied.
-		if err := checkBytes(d, opt, fitBytes(d, opt)+copyBytes(d)); err != nil {
+		if err := checkBytes(d, opt, fitBytes(d, opt)+held+copyBytes(d)); err != nil {
 			return nil, err
 		}
 		raw := newView(d)
