@@ -47,11 +47,7 @@ func FuzzProbitFlipCode(f *testing.F) {
 			if n0 > 0 && e == 0 {
 				continue
 			}
-			v := -float64(n0)*math.Log(e) - float64(n1)*math.Log(1-e)
-			for _, pi := range p {
-				v -= math.Log(e + (1-2*e)*pi)
-			}
-			if v < code-1e-9*(1+math.Abs(code)) {
+			if v := flipValue(p, n0, n1, e); v < code-1e-9*(1+math.Abs(code)) {
 				t.Fatalf("code %g at flip rate %g, %g at %g", code, eps, v, e)
 			}
 		}

@@ -566,15 +566,21 @@ func TestProbitFlipCode(t *testing.T) {
 			if n0 > 0 && e == 0 {
 				continue
 			}
-			v := -float64(n0)*math.Log(e) - float64(n1)*math.Log(1-e)
-			for _, pi := range p {
-				v -= math.Log(e + (1-2*e)*pi)
-			}
-			if v < code-1e-7*math.Abs(code) {
+			if v := flipValue(p, n0, n1, e); v < code-1e-7*math.Abs(code) {
 				t.Fatalf("trial %d: code %g at flip rate %g, %g at %g", trial, code, eps, v, e)
 			}
 		}
 	}
+}
+
+// flipValue is probitFlipCode's function at the flip rate e, written out
+// (the tests' reference).
+func flipValue(p []float64, n0, n1 int, e float64) float64 {
+	v := -float64(n0)*math.Log(e) - float64(n1)*math.Log(1-e)
+	for _, pi := range p {
+		v -= math.Log(e + (1-2*e)*pi)
+	}
+	return v
 }
 
 // TestRecoverFlipCode checks the choice by signCode (Rademacher Phi,
