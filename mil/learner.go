@@ -71,9 +71,10 @@ const (
 	// statistics over the training bags (each bag weighing the same). The
 	// standardization is folded into the products rather than applied to
 	// a copy (see the package documentation), and a column constant on the
-	// training instances is left out (coefficient 0: the bias fits it).
-	// The model's coefficients
-	// are mapped back to the raw features (as Scaler.ToRaw does), so
+	// training instances (with MeanPooling: on the bag means, which a
+	// column varying only within the bags is too) is left out
+	// (coefficient 0: the bias fits it). The model's coefficients are
+	// mapped back to the raw features (as Scaler.ToRaw does), so
 	// prediction takes raw data.
 	ScaleAuto Scaling = iota
 	// ScaleNone solves on the raw features: the L1 penalty weighs the
