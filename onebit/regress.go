@@ -287,7 +287,11 @@ const (
 // violated at the edge of the cell as on one violated deep inside; the
 // sign regression's violations are mostly at the edge (it does not fit
 // the signs), so the count code overstates what it leaves unexplained.
-// scratch (len >= M) is overwritten. A consistent x costs 0.
+// scratch (len >= M) is overwritten. A consistent x costs 0. flip is the
+// flip rate of the shorter code: the fitted eps of the probit code, or
+// v/M when the count code is the shorter (or no scale can be fitted:
+// projections of median 0 or infinite, or NaN ones, which count as
+// violated and make the probit code NaN, never the shorter).
 func signCode(ax, y, scratch []float64) (code, flip float64) {
 	m := len(y)
 	v := 0
