@@ -121,6 +121,9 @@ func TestFitCVErrors(t *testing.T) {
 		"bad margin":     func(s *Search) { s.EnsembleMargin = -0.1 },
 		"NaN margin":     func(s *Search) { s.EnsembleMargin = math.NaN() },
 		"bad size":       func(s *Search) { s.EnsembleSize = -1 },
+		"bad EnsembleSE": func(s *Search) { s.EnsembleSE = -1 },
+		"NaN EnsembleSE": func(s *Search) { s.EnsembleSE = math.NaN() },
+		"Inf EnsembleSE": func(s *Search) { s.EnsembleSE = math.Inf(1) },
 		"bad PreferMean": func(s *Search) { s.PreferMean = -1 },
 		"NaN PreferMean": func(s *Search) { s.PreferMean = math.NaN() },
 		"Inf PreferMean": func(s *Search) { s.PreferMean = math.Inf(1) },
@@ -480,6 +483,23 @@ func TestFitCVEnsemble(t *testing.T) {
 		assert.NotNil(t, sel1.Ensemble)
 		assert.Nil(t, m1.Parts())
 		assert.Equal(t, single.Best, sel1.Best)
+		// EnsembleSE: the ensemble is kept below its gain in paired
+		// standard errors and dropped above it (the ratio's 1% either side
+		// is far from rounding).
+		s.EnsembleMargin = 0.01
+		z := (e.AUC - single.Best.AUC) / pairedSE(e.FoldAUC, single.Best.FoldAUC)
+		require.True(t, z > 0 && !math.IsInf(z, 0), "z = %g", z)
+		s.EnsembleSE = 0.99 * z
+		_, sel2, err := FitCV(context.Background(), d, s)
+		require.NoError(t, err)
+		assert.True(t, sel2.Ensembled, "EnsembleSE %g below the gain's %g se", s.EnsembleSE, z)
+		s.EnsembleSE = 1.01 * z
+		m3, sel3, err := FitCV(context.Background(), d, s)
+		require.NoError(t, err)
+		assert.False(t, sel3.Ensembled, "EnsembleSE %g above the gain's %g se", s.EnsembleSE, z)
+		assert.Nil(t, m3.Parts())
+		assert.Equal(t, single.Best, sel3.Best)
+		s.EnsembleSE = 0
 	}
 	assert.Positive(t, ensembled, "no seed chose an ensemble: the test checks nothing of the refit")
 }
