@@ -83,6 +83,7 @@ func TestFitCVWorkers(t *testing.T) {
 		s := smallSearch()
 		s.Workers = w
 		s.EnsembleSize = 2
+		s.EnsembleSE = 1 // the rule reads only the fold AUCs, which must not depend on Workers
 		m, sel, err := FitCV(context.Background(), d, s)
 		require.NoError(t, err)
 		beta, _ := m.Coefficients()
