@@ -174,22 +174,33 @@ func TestFitCVCancel(t *testing.T) {
 	assert.Less(t, lat, 3*time.Second) // wall time: see TestFitCancelSetup
 }
 
+// preferBaseRun runs FitCV on seed's synthetic bags with lambdas 0.03,
+// 0.01 and 0.003 (and poolings, when given) with PreferBase off, then on.
+func preferBaseRun(t *testing.T, seed uint64, poolings ...Pooling) (*Dataset, Search, Selection, Selection) {
+	t.Helper()
+	d, _, err := Synthetic(SynthConfig{Bags: 120, Features: 8, MinInstances: 2, MaxInstances: 6, Relevant: 2, Margin: 1, Seed: seed})
+	require.NoError(t, err)
+	s := smallSearch()
+	s.Lambdas = []float64{0.03, 0.01, 0.003}
+	if len(poolings) > 0 {
+		s.Poolings = poolings
+	}
+	s.PreferBase = false
+	_, free, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	s.PreferBase = true
+	_, pref, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	return d, s, free, pref
+}
+
 // TestFitCVPreferBase: PreferBase moves lambda to Base's inside the best
 // setting's (scaling, pooling) pair when the best beats it by no more than
 // a standard error, never the pooling or the scaling, and the selection
 // says so.
 func TestFitCVPreferBase(t *testing.T) {
 	for _, seed := range []uint64{55, 56, 57} {
-		d, _, err := Synthetic(SynthConfig{Bags: 120, Features: 8, MinInstances: 2, MaxInstances: 6, Relevant: 2, Margin: 1, Seed: seed})
-		require.NoError(t, err)
-		s := smallSearch()
-		s.Lambdas = []float64{0.03, 0.01, 0.003}
-		s.PreferBase = false
-		_, free, err := FitCV(context.Background(), d, s)
-		require.NoError(t, err)
-		s.PreferBase = true
-		_, pref, err := FitCV(context.Background(), d, s)
-		require.NoError(t, err)
+		_, s, free, pref := preferBaseRun(t, seed)
 		var base Setting
 		for _, st := range free.Settings {
 			if st.Lambda == s.Base.Lambda && st.Pooling == free.Best.Pooling && st.Scaling == free.Best.Scaling {
@@ -218,17 +229,7 @@ func TestFitCVPreferBase(t *testing.T) {
 func TestFitCVPreferBasePooling(t *testing.T) {
 	moved := 0
 	for _, seed := range []uint64{55, 56, 57, 58, 59} {
-		d, _, err := Synthetic(SynthConfig{Bags: 120, Features: 8, MinInstances: 2, MaxInstances: 6, Relevant: 2, Margin: 1, Seed: seed})
-		require.NoError(t, err)
-		s := smallSearch()
-		s.Lambdas = []float64{0.03, 0.01, 0.003}
-		s.Poolings = []Pooling{MeanPooling()}
-		s.PreferBase = false
-		_, free, err := FitCV(context.Background(), d, s)
-		require.NoError(t, err)
-		s.PreferBase = true
-		_, pref, err := FitCV(context.Background(), d, s)
-		require.NoError(t, err)
+		d, s, free, pref := preferBaseRun(t, seed, MeanPooling())
 		assert.Equal(t, free.Best.String(), pref.Best.String(), "seed %d: Base's pooling is the max", seed)
 		s.Base.Pooling = MeanPooling()
 		_, prefMean, err := FitCV(context.Background(), d, s)
