@@ -763,23 +763,17 @@ func (cv *cvRun) selection() Selection {
 }
 
 // pairedSE returns the standard error of the mean of a[f]-b[f]
-// (std/sqrt(folds), the std with n-1 as meanStdAUC's), 0 for one fold.
+// (meanStdAUC's std over sqrt(folds)), 0 for one fold.
 func pairedSE(a, b []float64) float64 {
-	n := len(a)
-	if n < 2 {
+	if len(a) < 2 {
 		return 0
 	}
-	var m float64
-	for f := range n {
-		m += a[f] - b[f]
+	d := make([]float64, len(a))
+	for f := range d {
+		d[f] = a[f] - b[f]
 	}
-	m /= float64(n)
-	var ss float64
-	for f := range n {
-		d := a[f] - b[f] - m
-		ss += d * d
-	}
-	return math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
+	_, sd, n := meanStdAUC(d)
+	return sd / math.Sqrt(float64(n))
 }
 
 // options returns Base with st's lambda, pooling and scaling.

@@ -7,46 +7,46 @@ import "reflect"
 // 1024 calls, at random, until the type is in it. A Solver reused on one
 // problem would then allocate once at an unpredictable call (seen after
 // hundreds of onebit.Recover calls). The solvers therefore assert once per
-// problem: caps keeps the optional interfaces of the last problem, and a
-// later solve of the same problem (the same pointer) reuses them.
+// problem: lastCaps keeps the optional interfaces of the last problem, and
+// a later solve of the same problem (the same pointer) reuses them.
 
-// caps is the optional interfaces of the engine's last problem.
-type caps struct {
-	p       Problem // nil until a pointer problem was seen
+// lastCaps is the optional interfaces V of the last problem of type P
+// that a solver saw.
+type lastCaps[P, V any] struct {
+	p    P    // the last problem, if a pointer
+	kept bool // p is set
+	v    V
+}
+
+// of returns the optional interfaces of p, calling assert only when p is
+// not the last problem seen.
+func (c *lastCaps[P, V]) of(p P, assert func(P) V) V {
+	if c.kept && samePointer(c.p, p) {
+		return c.v
+	}
+	var none P
+	c.v, c.p, c.kept = assert(p), none, false
+	if reflect.TypeOf(p).Kind() == reflect.Pointer {
+		c.p, c.kept = p, true
+	}
+	return c.v
+}
+
+// problemCaps is the optional interfaces of a Problem.
+type problemCaps struct {
 	obj     Objectiver
 	starter Starter
 }
 
-// of returns the optional interfaces of p, asserting only when p is not
-// the last problem seen.
-func (c *caps) of(p Problem) (Objectiver, Starter) {
-	if c.p != nil && samePointer(c.p, p) {
-		return c.obj, c.starter
-	}
+func problemCapsOf(p Problem) problemCaps {
 	obj, _ := p.(Objectiver)
 	st, _ := p.(Starter)
-	c.p, c.obj, c.starter = nil, obj, st
-	if reflect.TypeOf(p).Kind() == reflect.Pointer {
-		c.p = p
-	}
-	return obj, st
+	return problemCaps{obj, st}
 }
 
-// fistaCaps is caps for FISTA problems.
-type fistaCaps struct {
-	p  FISTAProblem
-	ng NonsmoothValuer
-}
-
-func (c *fistaCaps) of(p FISTAProblem) NonsmoothValuer {
-	if c.p != nil && samePointer(c.p, p) {
-		return c.ng
-	}
+// nonsmoothOf is the optional interface of a FISTAProblem.
+func nonsmoothOf(p FISTAProblem) NonsmoothValuer {
 	ng, _ := p.(NonsmoothValuer)
-	c.p, c.ng = nil, ng
-	if reflect.TypeOf(p).Kind() == reflect.Pointer {
-		c.p = p
-	}
 	return ng
 }
 

@@ -16,14 +16,14 @@ import (
 // to use; it allocates on the first solve of each (larger) size only, so
 // repeated solves and every iteration are allocation-free. (It keeps the
 // last problem, if a pointer, and its optional interfaces: asserting them
-// at every solve could allocate at a random call, see caps.) A Solver must
+// at every solve could allocate at a random call, see lastCaps.) A Solver must
 // not be used by several goroutines at once (Solve panics if it is entered
 // while another call runs); solvers on different goroutines are
 // independent (the engine has no global state).
 type Solver struct {
 	busy              inUse
 	f1, f2, f2old, jt []float64
-	caps              caps // the last problem's optional interfaces
+	caps              lastCaps[Problem, problemCaps] // the last problem's optional interfaces
 }
 
 // Solve runs neADMM (Algorithm 1) on p from the caller's x1, x2 and y and
@@ -110,7 +110,8 @@ func (sv *Solver) prepare(ctx context.Context, p Problem, x1, x2, y []float64, o
 			return solve{}, fmt.Errorf("%w: initial %s: %w", ErrBadInput, v.name, ErrNotFinite)
 		}
 	}
-	obj, starter := sv.caps.of(p)
+	c := sv.caps.of(p, problemCapsOf)
+	obj, starter := c.obj, c.starter
 	if (opt.IterationObjective || opt.FinalObjective) && obj == nil {
 		return solve{}, fmt.Errorf("%w: Options.IterationObjective or FinalObjective set, but %T does not implement Objectiver", ErrBadInput, p)
 	}

@@ -176,7 +176,7 @@ type FISTA struct {
 
 	busy                inUse
 	x, xn, y, grad, tmp []float64
-	caps                fistaCaps // the last problem's NonsmoothValuer
+	caps                lastCaps[FISTAProblem, NonsmoothValuer] // the last problem's NonsmoothValuer
 }
 
 const (
@@ -253,7 +253,7 @@ func (s *FISTA) prepare(ctx context.Context, p FISTAProblem, x []float64, opt FI
 	if ctx == nil || p == nil {
 		return fistaRun{}, fmt.Errorf("%w: FISTA: nil context or problem", ErrBadInput)
 	}
-	ng := s.caps.of(p)
+	ng := s.caps.of(p, nonsmoothOf)
 	if opt.Restart == RestartFunction && ng == nil {
 		return fistaRun{}, fmt.Errorf("%w: FISTA: RestartFunction needs a problem implementing NonsmoothValuer", ErrBadInput)
 	}

@@ -294,12 +294,7 @@ const (
 // violated and make the probit code NaN, never the shorter).
 func signCode(ax, y, scratch []float64) (code, flip float64) {
 	m := len(y)
-	v := 0
-	for i, a := range ax {
-		if !(sign(a) == y[i]) {
-			v++
-		}
-	}
+	v := mismatches(ax, y)
 	best, flip := logChoose(m, v), float64(v)/float64(m)
 	if v == 0 {
 		return 0, 0

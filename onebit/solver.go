@@ -205,9 +205,8 @@ type Result struct {
 // ready; the first solve of a problem size allocates its buffers, later
 // solves of that size or smaller allocate nothing unless their working
 // set or (Recover) support outgrows every earlier one's (see Recover). A
-// Solver must not be
-// used by several goroutines at once: it panics if it is (a cheap guard,
-// not a lock); Solvers are independent.
+// Solver must not be used by several goroutines at once: it panics if it
+// is (a cheap guard, not a lock); Solvers are independent.
 type Solver struct {
 	busy atomic.Bool
 	admm neadmm.Solver
