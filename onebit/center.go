@@ -63,18 +63,29 @@ func (cw *centerWork) load(m, s int, col func(c int) []float64, y []float64, ski
 	cw.b = cw.b[:m*s]
 	cw.rowIdx = growInts(cw.rowIdx, m)
 	cw.rowNrm = buf.Grow(cw.rowNrm, m)
+	// The rows kept, then each column once into them (col may reuse one
+	// buffer between calls; a call per entry cost more than the copy),
+	// then the norms, leaving out the rows that are zero on the support.
 	r := 0
 	for i := 0; i < m; i++ {
-		if skip != nil && skip(i) {
-			continue
+		if skip == nil || !skip(i) {
+			cw.rowIdx[r] = i
+			r++
 		}
+	}
+	for c := range s {
+		v := col(c)
+		for t, i := range cw.rowIdx[:r] {
+			cw.b[t*s+c] = v[i]
+		}
+	}
+	kept := 0
+	for t, i := range cw.rowIdx[:r] {
 		// Plain loops: s is a support's size, too short for the kernels'
 		// call overhead to pay.
-		row := cw.b[r*s : (r+1)*s]
+		row := cw.b[t*s : (t+1)*s]
 		ss := 0.0
-		for c := range row {
-			v := col(c)[i]
-			row[c] = v
+		for _, v := range row {
 			ss += v * v
 		}
 		if ss == 0 { // a row that says nothing about the support
@@ -85,12 +96,14 @@ func (cw *centerWork) load(m, s int, col func(c int) []float64, y []float64, ski
 			nr = vec.Nrm2(row)
 		}
 		f := y[i] / nr
-		for c := range row {
-			row[c] *= f
+		dst := cw.b[kept*s : (kept+1)*s]
+		for c, v := range row {
+			dst[c] = v * f
 		}
-		cw.rowIdx[r], cw.rowNrm[r] = i, nr
-		r++
+		cw.rowIdx[kept], cw.rowNrm[kept] = i, nr
+		kept++
 	}
+	r = kept
 	cw.rows = r
 	cw.passes++
 	return r

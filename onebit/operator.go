@@ -136,7 +136,26 @@ func (o *operator) mulTRows(dst, r []float64, rows []int) {
 	o.products++
 	o.trans++
 	m := o.p.m
-	for c := range dst {
+	// Four columns per pass over the rows: four independent sums (each in
+	// the order of the rows, as one column at a time) instead of one
+	// chain of dependent adds, and r and the row indices read once.
+	c := 0
+	for ; c+4 <= len(dst); c += 4 {
+		c0 := o.cols[c*m : (c+1)*m]
+		c1 := o.cols[(c+1)*m : (c+2)*m]
+		c2 := o.cols[(c+2)*m : (c+3)*m]
+		c3 := o.cols[(c+3)*m : (c+4)*m]
+		var t0, t1, t2, t3 float64
+		for _, i := range rows {
+			ri := r[i]
+			t0 += ri * c0[i]
+			t1 += ri * c1[i]
+			t2 += ri * c2[i]
+			t3 += ri * c3[i]
+		}
+		dst[c], dst[c+1], dst[c+2], dst[c+3] = t0, t1, t2, t3
+	}
+	for ; c < len(dst); c++ {
 		col := o.cols[c*m : (c+1)*m]
 		t := 0.0
 		for _, i := range rows {
