@@ -496,15 +496,18 @@
 //     margin computations read each column once (the same estimates and
 //     products, bit for bit, on 13 settings of 50 instances), the two
 //     versions alternating on one core (load 4.3-7.5): Recover's CPU
-//     time 0.85-0.90 times the old one's at rademacher M/N = 0.5 (median
-//     of the per-instance ratios, 6 runs), CPU ratios to BIHT 9.0, 9.0,
-//     9.1, 9.2, 9.3 and 10.1 against 9.9, 10.1, 10.6, 10.7, 10.7 and 11.9
-//     (413 products against BIHT's 53): met in 5 of 6 runs, not by a
-//     margin the machine's noise respects. BIHT itself multiplies its
-//     K-sparse iterate by all of Phi and sorts all N magnitudes for its
-//     threshold; a product over the support and a selection made it
-//     2.1-2.6 times faster at M/N = 0.5-2 (a prototype, same iterates up
-//     to rounding), against which these ratios would about double.
+//     time 0.85-0.92 times the old one's at rademacher M/N = 0.5 (median
+//     of the per-instance ratios, 10 runs), CPU ratios to BIHT 9.0-10.1
+//     (median 9.2, below 10 in 9 of the 10 runs) against 9.9-11.9
+//     (median 10.6, below 10 in 1) with 413 products against BIHT's 53:
+//     met, by a margin no larger than the machine's noise. BIHT itself
+//     multiplies its K-sparse iterate by all of Phi and sorts all N
+//     magnitudes for its threshold; a product over the support and a
+//     selection made it 2.1-2.6 times faster at M/N = 0.5-2 (a prototype
+//     outside the package, 50 instances per ratio; mean errors 0.0292,
+//     0.0098, 0.0051 against 0.0280, 0.0098, 0.0050, rounding moving the
+//     iterates on half the instances), against which these ratios would
+//     about double.
 //   - Accuracy, mean error at most BIHT's from M/N = 1 on and within 1.3
 //     times below: met on Generate's instances with K = 10 (0.92-1.03
 //     times from M/N = 1 on; 1.30, at the limit, and 1.26 at 0.25 and
