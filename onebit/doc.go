@@ -500,12 +500,12 @@
 //     of the per-instance ratios, 10 runs), CPU ratios to BIHT 9.0-10.1
 //     (median 9.2, below 10 in 9 of the 10 runs) against 9.9-11.9
 //     (median 10.6, below 10 in 1) with 413 products against BIHT's 53.
-//     On four other sets of 50 instances (bench seeds 2-5) 7.4, 8.1, 7.4
-//     and, on the fifth, 10.3-11.7 in 5 runs (11.5-12.7 before; 442
-//     products against 56): not met there. BIHT itself
-//     multiplies its K-sparse iterate by all of Phi and sorts all N
-//     magnitudes for its threshold; a product over the support and a
-//     selection made it 2.1-2.6 times faster at M/N = 0.5-2 (a prototype
+//     On four other sets of 50 instances (bench onebit -seed 2 to 5) 7.4,
+//     8.1, 7.4 and 10.3-11.7 in 5 runs (the last set; 11.5-12.7 before,
+//     442 products against 56): not met there. BIHT itself multiplies its
+//     K-sparse iterate by all of Phi and sorts all N magnitudes for its
+//     threshold; a product over the support and a selection made it
+//     2.1-2.6 times faster at M/N = 0.5-2 (a prototype
 //     outside the package, 50 instances per ratio; mean errors 0.0292,
 //     0.0098, 0.0051 against 0.0280, 0.0098, 0.0050, rounding moving the
 //     iterates on half the instances), against which these ratios would
