@@ -495,21 +495,21 @@
 //     with A^T over the violated rows sums four columns per pass and the
 //     margin computations read each column once (the same estimates and
 //     products, bit for bit, on 13 settings of 50 instances), the two
-//     versions alternating on one core (load 4.3-7.5): Recover's CPU
+//     versions alternating on one core (load 4.3-9.3): Recover's CPU
 //     time 0.85-0.92 times the old one's at rademacher M/N = 0.5 (median
-//     of the per-instance ratios, 10 runs), CPU ratios to BIHT 9.0-10.1
-//     (median 9.2, below 10 in 9 of the 10 runs) against 9.9-11.9
-//     (median 10.6, below 10 in 1) with 413 products against BIHT's 53.
-//     On four other sets of 50 instances (bench onebit -seed 2 to 5) 7.4,
-//     8.1, 7.4 and 10.3-11.7 in 5 runs (the last set; 11.5-12.7 before,
-//     442 products against 56): not met there. BIHT itself multiplies its
-//     K-sparse iterate by all of Phi and sorts all N magnitudes for its
-//     threshold; a product over the support and a selection made it
-//     2.1-2.6 times faster at M/N = 0.5-2 (a prototype
-//     outside the package, 50 instances per ratio; mean errors 0.0292,
-//     0.0098, 0.0051 against 0.0280, 0.0098, 0.0050, rounding moving the
-//     iterates on half the instances), against which these ratios would
-//     about double.
+//     of the per-instance ratios, 10 runs), CPU ratios to BIHT 8.0-10.1
+//     (median 9.1, below 10 in 11 of 12 runs) against 9.5-11.9 (median
+//     10.6, below 10 in 2) with 413 products against BIHT's 53. On four
+//     other sets of 50 instances (bench onebit -seed 2 to 5) 7.4, 8.1,
+//     7.4 and, on the last, 9.7-11.7 (median 11.0, below 10 in 1 of 7
+//     runs; 11.5-12.7 before, 442 products against 56): not met there.
+//     BIHT itself multiplies its K-sparse iterate by all of Phi and sorts
+//     all N magnitudes for its threshold; a product over the support and
+//     a selection made it 2.1-2.6 times faster at M/N = 0.5-2 (a
+//     prototype outside the package, 50 instances per ratio; mean errors
+//     0.0292, 0.0098, 0.0051 against 0.0280, 0.0098, 0.0050, rounding
+//     moving the iterates on half the instances), against which these
+//     ratios would about double.
 //   - Accuracy, mean error at most BIHT's from M/N = 1 on and within 1.3
 //     times below: met on Generate's instances with K = 10 (0.92-1.03
 //     times from M/N = 1 on; 1.30, at the limit, and 1.26 at 0.25 and
