@@ -13,6 +13,39 @@ import (
 	"github.com/neadmm/neadmm/internal/num"
 )
 
+// Criterion is how FitCV scores a setting from its test-fold bag scores.
+type Criterion int
+
+const (
+	// CriterionAUC scores a setting by its mean test-fold AUC (higher is
+	// better).
+	CriterionAUC Criterion = iota
+	// CriterionDeviance scores a setting by its mean test-fold deviance
+	// (lower is better): the mean log-loss log(1 + exp(-s q)) of its bag
+	// scores q (s = +1 for a positive bag, -1 for a negative one), each
+	// bag weighted as Base.Weighting weighs it in the fit (Balanced: the
+	// classes of the test fold weigh the same), i.e. the fits' own loss
+	// on held-out bags. Every pooling's bag score is the log-odds of a
+	// logistic model (an ensemble's the mean of its members'), so the
+	// values are comparable across settings. The deviance moves smoothly
+	// with every bag's score where the AUC of a fold of a few dozen bags
+	// changes only when two bags swap ranks, and it also rewards a
+	// calibrated score: it separates settings whose AUCs tie within the
+	// noise.
+	CriterionDeviance
+)
+
+// String returns "auc" or "deviance".
+func (c Criterion) String() string {
+	switch c {
+	case CriterionAUC:
+		return "auc"
+	case CriterionDeviance:
+		return "deviance"
+	}
+	return fmt.Sprintf("Criterion(%d)", int(c))
+}
+
 // Search is the model selection of FitCV: the settings it tries (every
 // combination of a scaling, a pooling and a lambda), how it scores them
 // (stratified cross-validation inside the training data) and how much work
@@ -35,6 +68,16 @@ type Search struct {
 	Repeats int
 	// Seed makes the folds deterministic (as Protocol.Seed).
 	Seed uint64
+	// Criterion is the score a setting is chosen by (the zero value,
+	// CriterionAUC, is the mean test-fold AUC; DefaultSearch uses
+	// CriterionDeviance). A setting's CV score is its mean fold AUC or
+	// its mean fold deviance, negated, so that higher is better either
+	// way; its standard error is the sample std of its fold values over
+	// sqrt(folds). The best setting, the best ensemble, PreferBase and
+	// PreferMean compare CV scores and standard errors, in the
+	// criterion's units (AUC, or nats of deviance); EnsembleMargin,
+	// EnsembleSE and the early rejection (ScreenFolds) stay on the AUC.
+	Criterion Criterion
 	// Workers caps the goroutines that run fits at once: 0 means
 	// GOMAXPROCS. The result does not depend on it.
 	Workers int
@@ -53,35 +96,36 @@ type Search struct {
 	ScreenFolds int
 	Reject      float64
 	RejectSE    float64
-	// PreferBase is the one-standard-error rule for lambda: when the
-	// best setting has Base's pooling, within its (scaling, pooling) pair
-	// Base's lambda is kept when it is in the grid and the best setting
-	// beats its CV AUC by no more than one standard error of the best
-	// setting's mean fold AUC (std/sqrt(folds)), so that noise in the
-	// cross-validation does not move lambda away from a default that is
-	// as good (on vaccine it keeps 0.01 where the plain maximum picks
-	// 0.003 and loses 0.004 AUC). Base's lambda is a default for Base's
-	// pooling only: the mean pooling is solved on the bag means
+	// PreferBase is the one-standard-error rule for lambda: when the best
+	// setting has Base's pooling, within its (scaling, pooling) pair Base's
+	// lambda is kept when it is in the grid and the best setting beats its
+	// CV score by no more than one standard error of the best setting's
+	// score (see Criterion), so that noise in the cross-validation does not
+	// move lambda away from a default that is as good (with CriterionAUC on
+	// vaccine it keeps 0.01 where the plain maximum picks 0.003 and loses
+	// 0.004 AUC; CriterionDeviance favours the smaller lambda 0.003 with the
+	// max pooling, and without the rule it lost 0.037 on the synthetic max
+	// rule, picking 0.003 in 36 of 50 folds). Base's lambda is a default for
+	// Base's pooling only: the mean pooling is solved on the bag means
 	// standardized over the bags, where the same lambda penalizes less
-	// (their deviations are smaller than the instances'), and there the
-	// rule pulled musk1 to 0.01 against the better 0.03 (see the package
+	// (their deviations are smaller than the instances'), and there the rule
+	// pulled musk1 to 0.01 against the better 0.03 (see the package
 	// documentation). The pooling and scaling are chosen by the plain
-	// maximum: a rule that also kept Base's pooling (max) lost 0.014 AUC
-	// on musk1, where the mean pooling wins by 0.09 but an inner CV of 80
-	// bags often cannot show it within one standard error.
+	// maximum: a rule that also kept Base's pooling (max) lost 0.014 AUC on
+	// musk1, where the mean pooling wins by 0.09 but an inner CV of 80 bags
+	// often cannot show it within one standard error.
 	PreferBase bool
-	// PreferMean is a standard-error rule for the pooling, applied
-	// before PreferBase: when the best setting's pooling is not the mean
-	// and the best mean-pooling setting's CV AUC is within PreferMean
-	// standard errors of the best setting's mean fold AUC
-	// (std/sqrt(folds)), the mean-pooling setting is chosen. The mean
-	// pooling is the simpler model (L1 logistic regression on the bag
-	// means, convex and solved to its optimum), the max a nonconvex fit
-	// whose fold scores vary more, and an inner CV of 80 to 150 bags picks
-	// it on noise: on mutagenesis the max won the plain maximum in 12 of
-	// 50 folds where its test AUC was 0.75 against the mean's 0.78 (see
-	// the package documentation). 0 turns the rule off; it must be finite
-	// and >= 0.
+	// PreferMean is a standard-error rule for the pooling, applied before
+	// PreferBase: when the best setting's pooling is not the mean and the
+	// best mean-pooling setting's CV score is within PreferMean standard
+	// errors of the best setting's (see Criterion), the mean-pooling setting
+	// is chosen. The mean pooling is the simpler model (L1 logistic
+	// regression on the bag means, convex and solved to its optimum), the
+	// max a nonconvex fit whose fold scores vary more, and an inner CV of 80
+	// to 150 bags picks it on noise: on mutagenesis, with CriterionAUC, the
+	// max won the plain maximum in 12 of 50 folds where its test AUC was
+	// 0.75 against the mean's 0.78 (see the package documentation). 0 turns
+	// the rule off; it must be finite and >= 0.
 	PreferMean float64
 	// CVRhoGrowth is the penalty growth per iteration of the
 	// cross-validation fits (0: Base's); the final fit uses Base's. A
@@ -92,25 +136,30 @@ type Search struct {
 	Cold bool
 	// EnsembleSize >= 2 also scores, as one more candidate each, the
 	// equal-weight ensembles (see Ensemble) of every 2 to EnsembleSize
-	// settings that ran on every fold: an ensemble's fold score is the AUC
-	// of the mean of its members' test-fold bag scores, so it costs no
-	// fit. The best ensemble is chosen over the best setting (after
-	// PreferBase) when its CV AUC exceeds that setting's by more than
-	// EnsembleMargin; FitCV then refits its settings on all of d and
-	// returns their ensemble. 0 and 1 score no ensemble.
+	// settings that ran on every fold: an ensemble's fold values are the
+	// AUC and the deviance of the mean of its members' test-fold bag
+	// scores, so it costs no fit. The ensemble of the best CV score is
+	// chosen over the best setting (after PreferBase) when its CV score
+	// is better than that setting's and its CV AUC exceeds that
+	// setting's by more than EnsembleMargin (under CriterionAUC the
+	// second implies the first; under CriterionDeviance the margin stays
+	// on the AUC because averaging log-odds lowers the deviance by
+	// itself: the log-loss is convex, so an ensemble's deviance is at
+	// most its members' mean); FitCV then refits its settings on all of
+	// d and returns their ensemble. 0 and 1 score no ensemble.
 	EnsembleSize   int
 	EnsembleMargin float64
 	// EnsembleSE > 0 also requires the best ensemble to beat the chosen
-	// setting by more than EnsembleSE standard errors of their paired fold
-	// differences (std/sqrt(folds) of ensemble minus setting, fold by
-	// fold), so that an ensemble whose gain is within the inner CV's noise
-	// is not chosen (as well as EnsembleMargin). 0 turns the rule off; it
-	// must be finite and >= 0. DefaultSearch leaves it off: measured
-	// (10-fold CV x5, paired against it), 1.5 gains 0.001 to 0.010 AUC on
-	// mutagenesis and musk1 (under two standard errors each) but loses
-	// 0.023 on the synthetic two-witness rule, whose gain is the
-	// ensembles', and 0.014 on the synthetic max rule; 1 still loses 0.010
-	// on the two-witness rule.
+	// setting's CV AUC by more than EnsembleSE standard errors of their
+	// paired fold differences (std/sqrt(folds) of ensemble minus setting,
+	// fold by fold), so that an ensemble whose gain is within the inner
+	// CV's noise is not chosen (as well as EnsembleMargin). 0 turns the
+	// rule off; it must be finite and >= 0. DefaultSearch leaves it off:
+	// measured with CriterionAUC (10-fold CV x5, paired against it), 1.5
+	// gains 0.001 to 0.010 AUC on mutagenesis and musk1 (under two
+	// standard errors each) but loses 0.023 on the synthetic two-witness
+	// rule, whose gain is the ensembles', and 0.014 on the synthetic max
+	// rule; 1 still loses 0.010 on the two-witness rule.
 	EnsembleSE float64
 	// WarmRho is the initial penalty of the warm-started fits along a
 	// lambda path, as a fraction of the penalty the previous fit ended
@@ -128,15 +177,20 @@ type Search struct {
 // dropped; the cross-validation fits grow rho by 5% per iteration (half
 // the iterations of the default 2%, at the same AUC on fox and vaccine)
 // and start each lambda of a path from the previous fit's iterate with
-// rho at 2% of where that fit ended. The pooling and scaling are those
-// of the best CV AUC, except that the best mean-pooling setting replaces a
+// rho at 2% of where that fit ended. Settings are scored by their mean
+// test-fold deviance (CriterionDeviance), which chose better than the
+// mean test-fold AUC on the sets measured (see the package
+// documentation). The pooling and scaling are those of the best CV
+// score, except that the best mean-pooling setting replaces a
 // max-pooling one that beats it by at most one standard error
 // (PreferMean); with the max pooling, DefaultOptions' lambda 0.01 is kept
 // unless another beats it by more than one standard error (PreferBase).
-// The ensembles of two or three settings are candidates too, chosen when
-// their CV AUC beats the chosen setting's by more than 0.01 (EnsembleSize,
-// EnsembleMargin). The final fit uses DefaultOptions with the chosen
-// lambda, pooling and scaling (one per member for an ensemble).
+// The ensembles of two or three settings are candidates too: the one of
+// the smallest deviance is chosen when its deviance is smaller than the
+// chosen setting's and its CV AUC beats that setting's by more than 0.01
+// (EnsembleSize, EnsembleMargin). The final fit uses DefaultOptions with
+// the chosen lambda, pooling and scaling (one per member for an
+// ensemble).
 func DefaultSearch() Search {
 	return Search{
 		Lambdas:     []float64{0.03, 0.01, 0.003},
@@ -144,6 +198,7 @@ func DefaultSearch() Search {
 		Scalings:    []Scaling{ScaleAuto, ScaleNone},
 		Folds:       5,
 		Seed:        1,
+		Criterion:   CriterionDeviance,
 		Base:        DefaultOptions(),
 		ScreenFolds: 1,
 		Reject:      0.02,
@@ -187,6 +242,8 @@ func (s Search) Validate() error {
 		return bad("EnsembleMargin = %g, want finite and >= 0", s.EnsembleMargin)
 	case !(s.EnsembleSE >= 0) || !num.Finite(s.EnsembleSE):
 		return bad("EnsembleSE = %g, want finite and >= 0", s.EnsembleSE)
+	case s.Criterion < CriterionAUC || s.Criterion > CriterionDeviance:
+		return bad("Criterion = %d, unknown", int(s.Criterion))
 	case !(s.PreferMean >= 0) || !num.Finite(s.PreferMean):
 		return bad("PreferMean = %g, want finite and >= 0", s.PreferMean)
 	case s.CVRhoGrowth != 0 && !(s.CVRhoGrowth >= 1 && num.Finite(s.CVRhoGrowth)):
@@ -216,9 +273,13 @@ type Setting struct {
 	Pooling Pooling
 	Scaling Scaling
 	// AUC and AUCStd are the mean and sample standard deviation of the
-	// test-fold AUC over the folds it ran (FoldAUC, in fold order).
-	AUC, AUCStd float64
-	FoldAUC     []float64
+	// test-fold AUC over the folds it ran (FoldAUC, in fold order), and
+	// Deviance, DevianceStd and FoldDeviance those of the test-fold
+	// deviance (see CriterionDeviance).
+	AUC, AUCStd           float64
+	FoldAUC               []float64
+	Deviance, DevianceStd float64
+	FoldDeviance          []float64
 	// Rejected reports that it stopped after the screening folds.
 	Rejected bool
 	// Iterations is the total of its fits' outer iterations.
@@ -257,21 +318,24 @@ type Selection struct {
 // EnsembleSetting is a set of settings scored as the ensemble of their
 // fits (see Search.EnsembleSize).
 type EnsembleSetting struct {
-	// Members are the settings' indices in Selection.Settings, by CV AUC
-	// from the highest, and Options their final fits' options.
+	// Members are the settings' indices in Selection.Settings, by CV
+	// score from the highest, and Options their final fits' options.
 	Members []int
 	Options []Options
-	// AUC, AUCStd and FoldAUC are as a Setting's.
-	AUC, AUCStd float64
-	FoldAUC     []float64
+	// AUC, AUCStd, FoldAUC, Deviance, DevianceStd and FoldDeviance are
+	// as a Setting's.
+	AUC, AUCStd           float64
+	FoldAUC               []float64
+	Deviance, DevianceStd float64
+	FoldDeviance          []float64
 }
 
 // String formats the selection as a table of the settings with their
 // scores, the chosen one marked.
 func (s Selection) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d-fold CV, %d fits, %d settings rejected early; chosen: %v (AUC %.4f ± %.4f)\n",
-		s.Folds, s.Fits, s.Rejected, s.Best, s.Best.AUC, s.Best.AUCStd)
+	fmt.Fprintf(&b, "%d-fold CV, %d fits, %d settings rejected early; chosen: %v (AUC %.4f ± %.4f, deviance %.4f ± %.4f)\n",
+		s.Folds, s.Fits, s.Rejected, s.Best, s.Best.AUC, s.Best.AUCStd, s.Best.Deviance, s.Best.DevianceStd)
 	for _, st := range s.Settings {
 		mark := " "
 		if st.Lambda == s.Best.Lambda && st.Pooling == s.Best.Pooling && st.Scaling == s.Best.Scaling {
@@ -281,7 +345,8 @@ func (s Selection) String() string {
 		if st.Rejected {
 			rej = " (rejected)"
 		}
-		fmt.Fprintf(&b, "%s %-44v AUC %.4f ± %.4f over %d folds%s\n", mark, st, st.AUC, st.AUCStd, len(st.FoldAUC), rej)
+		fmt.Fprintf(&b, "%s %-44v AUC %.4f ± %.4f, deviance %.4f ± %.4f over %d folds%s\n",
+			mark, st, st.AUC, st.AUCStd, st.Deviance, st.DevianceStd, len(st.FoldAUC), rej)
 	}
 	if e := s.Ensemble; e != nil {
 		mark := " "
@@ -292,16 +357,17 @@ func (s Selection) String() string {
 		for i, j := range e.Members {
 			names[i] = s.Settings[j].String()
 		}
-		fmt.Fprintf(&b, "%s ensemble of %s: AUC %.4f ± %.4f over %d folds\n",
-			mark, strings.Join(names, ", "), e.AUC, e.AUCStd, len(e.FoldAUC))
+		fmt.Fprintf(&b, "%s ensemble of %s: AUC %.4f ± %.4f, deviance %.4f ± %.4f over %d folds\n",
+			mark, strings.Join(names, ", "), e.AUC, e.AUCStd, e.Deviance, e.DevianceStd, len(e.FoldAUC))
 	}
 	return b.String()
 }
 
 // FitCV chooses lambda, the pooling and the scaling by stratified
 // cross-validation inside d (s.Folds folds from s.Seed; the score of a
-// setting is its mean test-fold AUC; ties go to the earlier setting in
-// grid order; see PreferBase for a preference for Base's lambda) and
+// setting is its mean test-fold AUC or deviance, s.Criterion; ties go to
+// the earlier setting in grid order; see PreferMean and PreferBase for
+// the preferences within a standard error) and
 // returns the model refitted with the chosen options on all of d, with
 // the Selection; when an ensemble of settings wins (Search.EnsembleSize,
 // Selection.Ensembled), the Ensemble of its settings' refits.
@@ -388,9 +454,11 @@ type cvRun struct {
 	preps []*prepared
 	kinds []bool // which kinds the grid's poolings need
 	tests []*Dataset
-	// auc[pair][fold][lambda] (NaN: not run) and the fit's iterations:
-	// each task writes only its own (pair, fold) cells.
+	// auc[pair][fold][lambda] (NaN: not run), the test-fold deviance and
+	// the fit's iterations: each task writes only its own (pair, fold)
+	// cells.
 	auc   [][][]float64
+	dev   [][][]float64
 	iters [][][]int
 	// scores[pair][fold][lambda]: the test-fold bag scores of each fit
 	// (nil: not run), for the ensembles.
@@ -413,6 +481,7 @@ func newCVRun(d *Dataset, s Search) *cvRun {
 	}
 	npairs := len(s.Scalings) * len(s.Poolings)
 	cv.auc = make([][][]float64, npairs)
+	cv.dev = make([][][]float64, npairs)
 	cv.iters = make([][][]int, npairs)
 	cv.scores = make([][][][]float64, npairs)
 	cv.alive = make([]bool, npairs)
@@ -420,13 +489,16 @@ func newCVRun(d *Dataset, s Search) *cvRun {
 		cv.alive[p] = true
 		cv.iters[p] = make([][]int, cv.nf)
 		cv.auc[p] = make([][]float64, cv.nf)
+		cv.dev[p] = make([][]float64, cv.nf)
 		cv.scores[p] = make([][][]float64, cv.nf)
 		for f := range cv.nf {
 			cv.scores[p][f] = make([][]float64, len(cv.lams))
 			cv.iters[p][f] = make([]int, len(cv.lams))
 			cv.auc[p][f] = make([]float64, len(cv.lams))
+			cv.dev[p][f] = make([]float64, len(cv.lams))
 			for l := range cv.lams {
 				cv.auc[p][f][l] = math.NaN()
+				cv.dev[p][f][l] = math.NaN()
 			}
 		}
 	}
@@ -578,7 +650,7 @@ func isCtxErr(err error) bool {
 }
 
 // path fits the lambdas of pair on fold, largest first, each warm-started
-// from the previous iterate, and records each test-fold AUC.
+// from the previous iterate, and records each test-fold AUC and deviance.
 func (cv *cvRun) path(ctx context.Context, pair, fold int) error {
 	s := cv.s
 	np := len(s.Poolings)
@@ -621,9 +693,35 @@ func (cv *cvRun) path(ctx context.Context, pair, fold int) error {
 			return fmt.Errorf("mil: FitCV: fold %d: %w", fold, err)
 		}
 		cv.auc[pair][fold][l] = a
+		cv.dev[pair][fold][l] = deviance(scores, test.Labels(), opt.Weighting)
 		cv.scores[pair][fold][l] = slices.Clone(scores)
 	}
 	return nil
+}
+
+// deviance returns the weighted mean log-loss of bag scores q against
+// 0/1 labels, sum_i w_i log(1 + exp(-s_i q_i)) / B with the fit's weights
+// (Balanced: B/(2 B_c) for a bag of class c, over these B bags), or NaN
+// when a weighted class is empty or a score is NaN.
+func deviance(q, labels []float64, w Weighting) float64 {
+	var sum [2]float64
+	var n [2]int
+	for i, y := range labels {
+		c := 0
+		if y == 1 {
+			c = 1
+		}
+		sum[c] += logLoss((2*y - 1) * q[i])
+		n[c]++
+	}
+	nb := float64(len(labels))
+	if w == Balanced {
+		if n[0] == 0 || n[1] == 0 {
+			return math.NaN()
+		}
+		return sum[0]/(2*float64(n[0])) + sum[1]/(2*float64(n[1]))
+	}
+	return (sum[0] + sum[1]) / nb
 }
 
 // meanStdAUC returns the mean and sample std of the non-NaN values.
@@ -651,13 +749,37 @@ func meanStdAUC(x []float64) (mean, std float64, n int) {
 
 // foldAUCs returns the AUCs of (pair, lambda l) over the folds, in order.
 func (cv *cvRun) foldAUCs(pair, l int) []float64 {
+	return cv.foldValues(cv.auc, pair, l)
+}
+
+// foldValues returns v[pair][f][l] over the folds f that ran, in order.
+func (cv *cvRun) foldValues(v [][][]float64, pair, l int) []float64 {
 	var out []float64
 	for f := range cv.nf {
-		if v := cv.auc[pair][f][l]; v == v {
-			out = append(out, v)
+		if a := cv.auc[pair][f][l]; a == a { // run
+			out = append(out, v[pair][f][l])
 		}
 	}
 	return out
+}
+
+// score returns a CV score under s.Criterion (higher is better) from the
+// mean AUC and deviance.
+func (s Search) score(auc, dev float64) float64 {
+	if s.Criterion == CriterionDeviance {
+		return -dev
+	}
+	return auc
+}
+
+// scoreSE returns the standard error of a setting's CV score:
+// std/sqrt(folds) of the criterion's fold values.
+func (s Search) scoreSE(st Setting) float64 {
+	sd := st.AUCStd
+	if s.Criterion == CriterionDeviance {
+		sd = st.DevianceStd
+	}
+	return sd / math.Sqrt(float64(len(st.FoldAUC)))
 }
 
 // reject drops the pairs whose best lambda trails the best pair by more
@@ -704,41 +826,43 @@ func (cv *cvRun) selection() Selection {
 			for f := range cv.nf {
 				iters += cv.iters[p][f][l]
 			}
-			aucs := cv.foldAUCs(p, l)
+			aucs, devs := cv.foldAUCs(p, l), cv.foldValues(cv.dev, p, l)
 			m, sd, _ := meanStdAUC(aucs)
+			dm, dsd, _ := meanStdAUC(devs)
 			st := Setting{Lambda: lam, Pooling: s.Poolings[pl], Scaling: s.Scalings[sc], AUC: m, AUCStd: sd,
-				FoldAUC: aucs, Rejected: !cv.alive[p], Iterations: iters}
+				FoldAUC: aucs, Deviance: dm, DevianceStd: dsd, FoldDeviance: devs,
+				Rejected: !cv.alive[p], Iterations: iters}
 			if st.Rejected {
 				sel.Rejected++
 			}
 			sel.Settings = append(sel.Settings, st)
 		}
 	}
+	score := func(st Setting) float64 { return s.score(st.AUC, st.Deviance) }
 	bestIdx := -1
 	for i, st := range sel.Settings {
-		if !st.Rejected && (bestIdx < 0 || st.AUC > sel.Settings[bestIdx].AUC) {
+		if !st.Rejected && (bestIdx < 0 || score(st) > score(sel.Settings[bestIdx])) {
 			bestIdx = i
 		}
 	}
 	if best := sel.Settings[bestIdx]; s.PreferMean > 0 && best.Pooling.Kind != PoolMean {
-		se := best.AUCStd / math.Sqrt(float64(len(best.FoldAUC)))
 		bm := -1
 		for i, st := range sel.Settings {
-			if !st.Rejected && st.Pooling.Kind == PoolMean && (bm < 0 || st.AUC > sel.Settings[bm].AUC) {
+			if !st.Rejected && st.Pooling.Kind == PoolMean && (bm < 0 || score(st) > score(sel.Settings[bm])) {
 				bm = i
 			}
 		}
-		if bm >= 0 && best.AUC-sel.Settings[bm].AUC <= s.PreferMean*se {
+		if bm >= 0 && score(best)-score(sel.Settings[bm]) <= s.PreferMean*s.scoreSE(best) {
 			bestIdx = bm
 		}
 	}
 	if best := sel.Settings[bestIdx]; s.PreferBase && best.Pooling == s.Base.Pooling {
 		// Within the best setting's (scaling, pooling) pair only: the
 		// pooling and scaling are chosen by the plain maximum.
-		se := best.AUCStd / math.Sqrt(float64(len(best.FoldAUC)))
+		se := s.scoreSE(best)
 		for i, st := range sel.Settings {
 			if st.Lambda == s.Base.Lambda && st.Pooling == best.Pooling &&
-				st.Scaling == best.Scaling && best.AUC-st.AUC <= se {
+				st.Scaling == best.Scaling && score(best)-score(st) <= se {
 				bestIdx = i
 				break
 			}
@@ -746,8 +870,10 @@ func (cv *cvRun) selection() Selection {
 	}
 	if s.EnsembleSize >= 2 {
 		sel.Ensemble = cv.bestEnsemble(sel.Settings, s.EnsembleSize)
-		if e := sel.Ensemble; e != nil && e.AUC > sel.Settings[bestIdx].AUC+s.EnsembleMargin &&
-			e.AUC-sel.Settings[bestIdx].AUC > s.EnsembleSE*pairedSE(e.FoldAUC, sel.Settings[bestIdx].FoldAUC) {
+		best := sel.Settings[bestIdx]
+		// Under CriterionAUC the first condition follows from the second.
+		if e := sel.Ensemble; e != nil && s.score(e.AUC, e.Deviance) > score(best) &&
+			e.AUC > best.AUC+s.EnsembleMargin && e.AUC-best.AUC > s.EnsembleSE*pairedSE(e.FoldAUC, best.FoldAUC) {
 			sel.Ensembled = true
 			bestIdx = e.Members[0]
 		}
@@ -785,7 +911,7 @@ func (s Search) options(st Setting) Options {
 
 // bestEnsemble scores the equal-weight ensemble of every 2 to size
 // settings that ran on every fold (settings[i] is pair i/len(lams), lambda
-// i%len(lams)) and returns the best (ties to the earlier in lexicographic
+// i%len(lams)) and returns the best by the criterion (ties to the earlier in lexicographic
 // order of the members' indices, smaller ensembles first), nil if fewer
 // than two settings ran on every fold. The weighted sum of the fits' bag
 // scores is the ensemble's score, accumulated as Ensemble's model does, so
@@ -801,7 +927,9 @@ func (cv *cvRun) bestEnsemble(settings []Setting, size int) *EnsembleSetting {
 	var best *EnsembleSetting
 	var mix []float64
 	aucs := make([]float64, cv.nf)
+	devs := make([]float64, cv.nf)
 	idx := make([]int, 0, size)
+	w8 := cv.s.Base.Weighting
 	score := func() {
 		w := 1 / float64(len(idx))
 		for f := range cv.nf {
@@ -818,18 +946,22 @@ func (cv *cvRun) bestEnsemble(settings []Setting, size int) *EnsembleSetting {
 				return
 			}
 			aucs[f] = a
+			devs[f] = deviance(mix, cv.tests[f].Labels(), w8)
 		}
 		m, sd, _ := meanStdAUC(aucs)
-		if best != nil && !(m > best.AUC) {
+		dm, dsd, _ := meanStdAUC(devs)
+		if best != nil && !(cv.s.score(m, dm) > cv.s.score(best.AUC, best.Deviance)) {
 			return
 		}
 		mem := make([]int, len(idx))
 		for j, a := range idx {
 			mem[j] = full[a]
 		}
-		// The members by CV AUC, best first (stable: grid order on ties).
-		slices.SortStableFunc(mem, func(a, b int) int { return cmp.Compare(settings[b].AUC, settings[a].AUC) })
-		best = &EnsembleSetting{Members: mem, AUC: m, AUCStd: sd, FoldAUC: slices.Clone(aucs)}
+		// The members by CV score, best first (stable: grid order on ties).
+		sc := func(i int) float64 { return cv.s.score(settings[i].AUC, settings[i].Deviance) }
+		slices.SortStableFunc(mem, func(a, b int) int { return cmp.Compare(sc(b), sc(a)) })
+		best = &EnsembleSetting{Members: mem, AUC: m, AUCStd: sd, FoldAUC: slices.Clone(aucs),
+			Deviance: dm, DevianceStd: dsd, FoldDeviance: slices.Clone(devs)}
 	}
 	for n := 2; n <= size; n++ { // smaller ensembles first
 		want := n

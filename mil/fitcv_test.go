@@ -11,13 +11,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// smallSearch is a quick grid for the tests.
+// smallSearch is a quick grid for the tests, scored by the AUC (the
+// rules' tests compare AUCs; TestFitCVDeviance checks the deviance).
 func smallSearch() Search {
 	s := DefaultSearch()
 	s.Lambdas = []float64{0.03, 0.003}
 	s.Poolings = []Pooling{MaxPooling(), MeanPooling()}
 	s.Folds = 3
 	s.EnsembleSize = 0 // the tests of ensembles set it
+	s.Criterion = CriterionAUC
 	return s
 }
 
@@ -83,7 +85,8 @@ func TestFitCVWorkers(t *testing.T) {
 		s := smallSearch()
 		s.Workers = w
 		s.EnsembleSize = 2
-		s.EnsembleSE = 1 // the rule reads only the fold AUCs, which must not depend on Workers
+		s.EnsembleSE = 1 // the rule reads only the fold values, which must not depend on Workers
+		s.Criterion = CriterionDeviance
 		m, sel, err := FitCV(context.Background(), d, s)
 		require.NoError(t, err)
 		beta, _ := m.Coefficients()
@@ -128,6 +131,8 @@ func TestFitCVErrors(t *testing.T) {
 		"bad PreferMean": func(s *Search) { s.PreferMean = -1 },
 		"NaN PreferMean": func(s *Search) { s.PreferMean = math.NaN() },
 		"Inf PreferMean": func(s *Search) { s.PreferMean = math.Inf(1) },
+		"bad Criterion":  func(s *Search) { s.Criterion = CriterionDeviance + 1 },
+		"neg Criterion":  func(s *Search) { s.Criterion = -1 },
 	} {
 		s := DefaultSearch()
 		mod(&s)
@@ -504,4 +509,148 @@ func TestFitCVEnsemble(t *testing.T) {
 		s.EnsembleSE = 0
 	}
 	assert.Positive(t, ensembled, "no seed chose an ensemble: the test checks nothing of the refit")
+}
+
+// TestFitCVDeviance: with CriterionDeviance every setting's fold deviances
+// are the weighted log-loss of its stored test-fold scores (recomputed
+// here from the definition, with the weights written out), the chosen
+// setting is the one of the smallest mean deviance and the ensemble the
+// subset of the smallest mean deviance (brute force), for both weightings,
+// and it is chosen when it beats the setting in deviance and in AUC by
+// the margin; on some seeds the choice differs from the AUC's, so the
+// criterion is not the AUC under another name.
+func TestFitCVDeviance(t *testing.T) {
+	differ, ensembled, kept := 0, 0, 0
+	for _, c := range []struct {
+		seed uint64
+		w    Weighting
+	}{{1, Balanced}, {2, Balanced}, {3, Balanced}, {4, Uniform}} {
+		d := twoConceptData(t, 120, c.seed)
+		s := smallSearch()
+		s.Criterion = CriterionDeviance
+		s.ScreenFolds = 0
+		s.PreferBase, s.PreferMean = false, 0
+		s.EnsembleSize = 3
+		s.EnsembleMargin = 1e9 // score the ensembles, choose none
+		s.Base.Weighting = c.w
+		cv := newCVRun(d, s)
+		require.NoError(t, cv.run(context.Background()))
+		sel := cv.selection()
+		nl := len(cv.lams)
+		// dev is the definition: sum_i w_i log(1 + exp(-s_i q_i)) / B,
+		// w_i = B/(2 B_c) for Balanced, 1 for Uniform. The scores here are
+		// moderate (|q| < 30 checked), so the naive formula is accurate.
+		dev := func(q, y []float64) float64 {
+			pos := 0.0
+			for _, v := range y {
+				pos += v
+			}
+			b := float64(len(y))
+			sum := 0.0
+			for i, v := range y {
+				require.Less(t, math.Abs(q[i]), 30.0)
+				w := 1.0
+				if c.w == Balanced {
+					w = b / (2 * pos)
+					if v == 0 {
+						w = b / (2 * (b - pos))
+					}
+				}
+				sum += w * math.Log(1+math.Exp(-(2*v-1)*q[i]))
+			}
+			return sum / b
+		}
+		mix := func(members []int, f int) []float64 {
+			out := make([]float64, cv.tests[f].NumBags())
+			for _, i := range members {
+				for k, v := range cv.scores[i/nl][f][i%nl] {
+					out[k] += v / float64(len(members))
+				}
+			}
+			return out
+		}
+		cvDev := func(members []int) float64 {
+			sum := 0.0
+			for f := range cv.nf {
+				sum += dev(mix(members, f), cv.tests[f].Labels())
+			}
+			return sum / float64(cv.nf)
+		}
+		best, bestAUC := -1, -1
+		for i, st := range sel.Settings {
+			require.Len(t, st.FoldDeviance, cv.nf)
+			for f := range cv.nf {
+				assert.InDelta(t, dev(mix([]int{i}, f), cv.tests[f].Labels()), st.FoldDeviance[f], 1e-12)
+			}
+			m, sd, _ := meanStdAUC(st.FoldDeviance)
+			assert.Equal(t, m, st.Deviance)
+			assert.Equal(t, sd, st.DevianceStd)
+			assert.InDelta(t, cvDev([]int{i}), st.Deviance, 1e-12)
+			if best < 0 || st.Deviance < sel.Settings[best].Deviance {
+				best = i
+			}
+			if bestAUC < 0 || st.AUC > sel.Settings[bestAUC].AUC {
+				bestAUC = i
+			}
+		}
+		assert.Equal(t, sel.Settings[best].String(), sel.Best.String(), "seed %d", c.seed)
+		if best != bestAUC {
+			differ++
+		}
+		bestEns := math.Inf(1)
+		for mask := 1; mask < 1<<len(sel.Settings); mask++ {
+			var members []int
+			for i := range sel.Settings {
+				if mask&(1<<i) != 0 {
+					members = append(members, i)
+				}
+			}
+			if len(members) >= 2 && len(members) <= s.EnsembleSize {
+				bestEns = min(bestEns, cvDev(members))
+			}
+		}
+		require.NotNil(t, sel.Ensemble)
+		e := sel.Ensemble
+		assert.False(t, sel.Ensembled)
+		assert.InDelta(t, bestEns, e.Deviance, 1e-12)
+		assert.InDelta(t, cvDev(e.Members), e.Deviance, 1e-12)
+		for f := range cv.nf {
+			met, err := Evaluate(mix(e.Members, f), cv.tests[f].Labels(), 0)
+			require.NoError(t, err)
+			assert.InDelta(t, met.AUC, e.FoldAUC[f], 1e-12)
+		}
+		for j := 1; j < len(e.Members); j++ {
+			assert.LessOrEqual(t, sel.Settings[e.Members[j-1]].Deviance, sel.Settings[e.Members[j]].Deviance)
+		}
+		// The ensemble is chosen when its deviance is smaller than the
+		// chosen setting's and its AUC larger by more than the margin.
+		for _, margin := range []float64{0, 0.01} {
+			cv.s.EnsembleMargin = margin
+			got := cv.selection()
+			b := sel.Settings[best]
+			want := e.Deviance < b.Deviance && e.AUC > b.AUC+margin
+			assert.Equal(t, want, got.Ensembled, "seed %d, margin %g", c.seed, margin)
+			if want {
+				ensembled++
+				assert.Equal(t, sel.Settings[e.Members[0]].String(), got.Best.String())
+			} else {
+				kept++
+				assert.Equal(t, b.String(), got.Best.String())
+			}
+		}
+		// The same run under CriterionAUC picks the largest AUC.
+		cv.s.Criterion = CriterionAUC
+		cv.s.EnsembleMargin = 1e9
+		assert.Equal(t, sel.Settings[bestAUC].String(), cv.selection().Best.String(), "seed %d", c.seed)
+	}
+	t.Logf("the deviance and the AUC choose differently on %d of 4 seeds; ensembled %d, kept %d", differ, ensembled, kept)
+	assert.Positive(t, differ, "no seed where the deviance and the AUC choose differently")
+	assert.Positive(t, ensembled, "no case where the ensemble is chosen")
+	assert.Positive(t, kept, "no case where the ensemble is not chosen")
+}
+
+func TestCriterionString(t *testing.T) {
+	assert.Equal(t, "auc", CriterionAUC.String())
+	assert.Equal(t, "deviance", CriterionDeviance.String())
+	assert.Equal(t, "Criterion(7)", Criterion(7).String())
 }
