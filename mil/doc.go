@@ -220,8 +220,12 @@
 // vaccine +0.0004 +- 0.0004, the synthetic two-witness rule +0.002 +-
 // 0.007 (data seed 2: -0.002 +- 0.007), max rule -0.003 +- 0.002, mean
 // rule -0.001 +- 0.001; no fit is added (the deviance comes from the
-// test-fold scores the AUC needs), and one FitCV costs the same (musk1:
-// 9.7 Fits of CPU time on average, 14.7 at most over the 50 folds).
+// test-fold scores the AUC needs), and one FitCV costs the same: the
+// cross-validation is unchanged and only the refit of a chosen ensemble
+// differs (CPU per fold, the least of 3 FitCVs over the least of 5 Fits,
+// at a load of 2 to 8: musk1 9.7 Fits on average and 14.7 at most, fox
+// 9.2 and 14.8, the largest on a fold whose refit is the same single fit
+// as before, i.e. timing noise).
 // Without PreferBase the deviance picks lambda 0.003 with the max pooling
 // and loses 0.037 +- 0.007 on the max rule and 0.005 +- 0.002 on vaccine.
 // Measured not to help as much (simulated from every setting's stored
