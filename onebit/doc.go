@@ -32,8 +32,11 @@
 // L1, a search for the support that the margin of the signs favours, the
 // center of that support's consistency cell, and, for signs that no
 // sparse direction explains (flipped signs), a least-squares fit of the
-// signs kept instead when it describes them more briefly. Use it to
-// recover signals; use Solve to minimize the paper's objective.
+// signs kept instead when it describes them more briefly, then averaged
+// with the estimate of an outlier pursuit (BIHT that leaves out the
+// signs it violates most deeply) told the K that describes the signs
+// most briefly. Use it to recover signals; use Solve to minimize the
+// paper's objective.
 //
 // BIHT (told the sparsity K) and Passive are the baselines; Generate draws
 // instances of the standard protocol; AngularError, SNR, Problem.Hamming and

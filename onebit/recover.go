@@ -155,6 +155,20 @@ type RecoverOptions struct {
 	// polish finds. See the package documentation for what it bought and
 	// cost.
 	Polish bool
+	// Pursuit, when the sign regression's fit replaces the consistent
+	// estimate and its probit model needs more than 1% of the signs
+	// flipped (see Regress), runs adaptive outlier pursuit (BIHT that
+	// leaves out of each step the eps*M signs its estimate violates most
+	// deeply, eps that model's flip rate; Yan, Yang and Osher 2012) told
+	// each K from the regression's support size to the larger of that and
+	// the consistent estimate's, keeps the estimate that describes the
+	// signs the most briefly (see Regress), and returns the normalized
+	// mean of it and the regression's fit (RecoverResult.Pursued). At low
+	// M/N neither is near the truth, and their errors are nearly
+	// independent; at higher M/N the pursuit, told about the right K,
+	// is the better of the two. Without Regress it does nothing. See the
+	// package documentation for what it bought and cost.
+	Pursuit bool
 }
 
 // supportSlack is added to the growth allowed by SupportGrowth, so that
@@ -191,6 +205,7 @@ func DefaultRecoverOptions() RecoverOptions {
 		WorkingSet:    true,
 		Regress:       true,
 		Polish:        true,
+		Pursuit:       true,
 	}
 }
 
@@ -286,6 +301,10 @@ type RecoverResult struct {
 	// Polished reports that the center of BIHT's support replaced the
 	// estimate (see RecoverOptions.Polish).
 	Polished bool
+	// Pursued reports that the estimate is the mean of the sign
+	// regression's fit (Regressed is then true too) and the outlier
+	// pursuit's estimate (see RecoverOptions.Pursuit).
+	Pursued bool
 }
 
 // Recover estimates a sparse direction from p's signs without knowing its
@@ -311,7 +330,10 @@ type RecoverResult struct {
 //     grown support, kept instead when it describes the signs in fewer
 //     nats (with flipped signs; see RecoverOptions.Regress): the
 //     violations counted, or coded by a probit model with flips when
-//     that model of the fit needs more than 1% of flipped signs.
+//     that model of the fit needs more than 1% of flipped signs;
+//  6. with opt.Pursuit, when that fit is kept and its model needs more
+//     than 1% of flipped signs, adaptive outlier pursuit over a range of
+//     K, and the mean of its estimate and the fit instead.
 //
 // Small lambdas favour very sparse solutions (at the paper's lambda = 0.01
 // the minimizer is often 1-sparse), so the continuation starts where the
@@ -323,8 +345,10 @@ type RecoverResult struct {
 // p, invalid options (every stage of the continuation is checked) or
 // len(x) != N, and otherwise the first error of the sign regression
 // (cancellation, checked before each product; x then holds Phi^T y
-// normalized) or of a stage (cancellation included, checked at every
-// FISTA step; x then holds that stage's normalized iterate). A Solver that
+// normalized), of the outlier pursuit (checked every iteration; x then
+// holds the regression's fit) or of a stage (cancellation included,
+// checked at every FISTA step; x then holds that stage's normalized
+// iterate). A Solver that
 // already ran Recover on p with the same options allocates nothing (with
 // or without flipped signs); on another problem of p's size it allocates
 // only to grow buffers for a larger support (the cell centers keep
@@ -483,9 +507,21 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 		c, _ := signCode(s.sp.ax, p.y, s.pu)
 		regWins = regCode < describe(p.n, p.m, res.Support, c)
 	}
+	consK := res.Support
 	if regWins {
 		copy(x, s.rw.x)
 		res.Support, bad, res.Regressed = regK, regV, true
+	}
+	if opt.Pursuit && regWins && regFlip > probitFlipFloor {
+		if !s.pursuit(ctx, p, regFlip, regK, max(regK, consK)) {
+			return res, fmt.Errorf("onebit: Recover cancelled in the outlier pursuit: %w", ctx.Err())
+		}
+		for j, v := range s.rw.x {
+			x[j] = v + s.pw.bestX[j]
+		}
+		normalize(x)
+		res.Support, bad = s.fullMismatches(p, x)
+		res.Pursued = true
 	}
 	res.Hamming = float64(bad) / float64(p.m)
 	if s.op == &s.ws {

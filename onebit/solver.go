@@ -230,6 +230,7 @@ type Solver struct {
 	saveDual   []float64 // 1+N: the dual before it
 	cw         centerWork
 	rw         regressWork
+	pw         pursuitWork     // Recover's outlier pursuit
 	bw         bihtWork        // Recover's polish
 	bx         []float64       // N: its estimate
 	wolfeCap   int             // major cycles per margin computation

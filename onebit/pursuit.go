@@ -1,0 +1,269 @@
+package onebit
+
+import (
+	"context"
+	"math"
+
+	"github.com/neadmm/neadmm/internal/buf"
+	"github.com/neadmm/neadmm/vec"
+)
+
+// pursuitWork is the workspace of adaptive outlier pursuit (see pursue).
+type pursuitWork struct {
+	x, best, old, g, mag []float64 // N
+	ax, r, v             []float64 // M
+	sup                  []int     // the support of x
+	out                  []bool    // M: the measurements left out
+	bestX                []float64 // N: the best estimate over the K grid
+}
+
+// pursue is adaptive outlier pursuit (Yan, Yang and Osher 2012, "Robust
+// 1-bit compressive sensing using adaptive outlier pursuit"): BIHT from
+// x = 0 told k non-zeros, where each iteration leaves out of the
+// residual the l measurements its estimate violates most deeply,
+//
+//	x <- H_k(x + (tau/2) Phi^T (Lambda o (y - sign(Phi x)))),
+//
+// Lambda zero on those l. It stops when the estimate violates no sign
+// outside them, at a fixed point, after patience iterations without fewer
+// such violations, or after maxIter, and writes the iterate with the
+// fewest (normalized) into pw.x. It returns false if ctx was cancelled.
+// Its products run on the estimate's k columns and the violated rows;
+// their cost is counted in s.full.work.
+func (s *Solver) pursue(ctx context.Context, p *Problem, k, l, maxIter, patience int) bool {
+	m, n := p.m, p.n
+	pw := &s.pw
+	pw.x, pw.best, pw.old = buf.Grow(pw.x, n), buf.Grow(pw.best, n), buf.Grow(pw.old, n)
+	pw.g, pw.mag = buf.Grow(pw.g, n), buf.Grow(pw.mag, n)
+	pw.ax, pw.r, pw.v = buf.Grow(pw.ax, m), buf.Grow(pw.r, m), buf.Grow(pw.v, m)
+	pw.out = growBools(pw.out, m)
+	if cap(pw.sup) < n {
+		pw.sup = make([]int, 0, n)
+	}
+	x, g, r, ax := pw.x, pw.g, pw.r, pw.ax
+	clear(x)
+	copy(r, p.y) // the first step: y - sign(Phi 0) with sign(0) = 0
+	half := 0.5 / float64(m)
+	fewest, fewestIt := m+1, 0
+	for it := 1; it <= maxIter; it++ {
+		if ctx.Err() != nil {
+			return false
+		}
+		// g = Phi^T r over the rows where r is non-zero.
+		clear(g)
+		rows := 0
+		for i, ri := range r {
+			if ri != 0 {
+				vec.Axpy(ri, p.phi[i*n:(i+1)*n], g)
+				rows++
+			}
+		}
+		s.full.work += float64(rows) / float64(m)
+		copy(pw.old, x)
+		vec.Axpy(half, g, x)
+		pw.threshold(x, k)
+		// ax = Phi x on the support.
+		for i := range ax {
+			row := p.phi[i*n : (i+1)*n]
+			t := 0.0
+			for _, j := range pw.sup {
+				t += row[j] * x[j]
+			}
+			ax[i] = t
+		}
+		s.full.work += float64(len(pw.sup)) / float64(n)
+		pw.outliers(p.y, l)
+		bad := 0
+		for i, a := range ax {
+			r[i] = 0
+			if !pw.out[i] {
+				if r[i] = p.y[i] - sign(a); r[i] != 0 {
+					bad++
+				}
+			}
+		}
+		if bad < fewest {
+			fewest, fewestIt = bad, it
+			copy(pw.best, x)
+		}
+		if bad == 0 || equalFloats(pw.old, x) || it-fewestIt >= patience {
+			break
+		}
+	}
+	copy(x, pw.best)
+	normalize(x)
+	pw.sup = pw.sup[:0]
+	for j, v := range x {
+		if v != 0 {
+			pw.sup = append(pw.sup, j)
+		}
+	}
+	return true
+}
+
+// threshold keeps the k largest magnitudes of x (ties towards the lower
+// index, as hardThreshold) and lists them in pw.sup: a selection in
+// linear time where hardThreshold sorts.
+func (pw *pursuitWork) threshold(x []float64, k int) {
+	mag := pw.mag[:len(x)]
+	for j, v := range x {
+		mag[j] = -math.Abs(v)
+	}
+	t := -selectKth(mag, min(k, len(x))-1) // the k-th largest magnitude
+	above := 0
+	for _, v := range x {
+		if math.Abs(v) > t {
+			above++
+		}
+	}
+	ties := k - above
+	pw.sup = pw.sup[:0]
+	for j, v := range x {
+		switch a := math.Abs(v); {
+		case a > t && a != 0:
+		case a == t && ties > 0 && a != 0:
+			ties--
+		default:
+			x[j] = 0
+			continue
+		}
+		pw.sup = append(pw.sup, j)
+	}
+}
+
+// outliers flags in pw.out the l measurements that pw.ax violates most
+// deeply (all the violated ones if fewer).
+func (pw *pursuitWork) outliers(y []float64, l int) {
+	clear(pw.out)
+	if l <= 0 {
+		return
+	}
+	v := pw.v[:0]
+	for i, a := range pw.ax {
+		if sign(a) != y[i] {
+			v = append(v, y[i]*a)
+		}
+	}
+	if len(v) <= l {
+		for i, a := range pw.ax {
+			pw.out[i] = sign(a) != y[i]
+		}
+		return
+	}
+	t := selectKth(v, l-1) // the l-th deepest violation
+	below := 0
+	for _, w := range v {
+		if w < t {
+			below++
+		}
+	}
+	ties := l - below
+	for i, a := range pw.ax {
+		if sign(a) == y[i] {
+			continue
+		}
+		switch w := y[i] * a; {
+		case w < t:
+			pw.out[i] = true
+		case w == t && ties > 0:
+			pw.out[i] = true
+			ties--
+		}
+	}
+}
+
+// selectKth returns the k-th smallest element of a (from 0), reordering
+// a: quickselect, linear time on average.
+func selectKth(a []float64, k int) float64 {
+	lo, hi := 0, len(a)-1
+	for lo < hi {
+		piv := a[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for a[i] < piv {
+				i++
+			}
+			for a[j] > piv {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return a[k]
+		}
+	}
+	return a[k]
+}
+
+func equalFloats(a, b []float64) bool {
+	for i, v := range a {
+		if v != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// pursuit runs adaptive outlier pursuit (see pursue) told l = round(eps*M)
+// outliers and each K from lo to hi, and keeps in pw.bestX the estimate
+// whose description of the signs (see describe and signCode) is the
+// shortest. It returns false if ctx was cancelled.
+func (s *Solver) pursuit(ctx context.Context, p *Problem, eps float64, lo, hi int) bool {
+	pw := &s.pw
+	pw.bestX = buf.Grow(pw.bestX, p.n)
+	l := int(math.Round(eps * float64(p.m)))
+	lo, hi = max(1, min(lo, p.n)), max(1, min(hi, p.n))
+	best := math.Inf(1)
+	for k := lo; k <= hi; k++ {
+		if !s.pursue(ctx, p, k, l, pursuitMaxIter, pursuitPatience) {
+			return false
+		}
+		nz, _ := s.fullMismatches(p, pw.x) // pw.ax = Phi x
+		c, _ := signCode(pw.ax, p.y, s.pu)
+		if d := describe(p.n, p.m, nz, c); d < best {
+			best = d
+			copy(pw.bestX, pw.x)
+		}
+	}
+	return true
+}
+
+// pursuitMaxIter and pursuitPatience bound each outlier pursuit, as
+// polishMaxIter and polishPatience bound the polish's BIHT: told too few
+// coordinates, or with more flipped signs than it leaves out, it never
+// reaches consistency, and the patience ends it.
+const (
+	pursuitMaxIter  = 1000
+	pursuitPatience = 100
+)
+
+// fullMismatches returns the support size of x (len N) and the number of
+// measurements it violates, by a product with its columns.
+func (s *Solver) fullMismatches(p *Problem, x []float64) (support, violated int) {
+	pw := &s.pw
+	pw.sup = pw.sup[:0]
+	for j, v := range x {
+		if v != 0 {
+			pw.sup = append(pw.sup, j)
+		}
+	}
+	for i := range pw.ax {
+		row := p.phi[i*p.n : (i+1)*p.n]
+		t := 0.0
+		for _, j := range pw.sup {
+			t += row[j] * x[j]
+		}
+		pw.ax[i] = t
+	}
+	s.full.work += float64(len(pw.sup)) / float64(p.n)
+	return len(pw.sup), mismatches(pw.ax, p.y)
+}
