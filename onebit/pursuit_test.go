@@ -1,9 +1,12 @@
 package onebit
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/neadmm/neadmm/vec"
 )
 
 // TestSelectKth checks the quickselect against a sort, ties and
@@ -153,4 +156,61 @@ func nonzerosOf(x []float64) int {
 		}
 	}
 	return nz
+}
+
+// TestPursue checks adaptive outlier pursuit told the true K and the
+// number of flipped signs (N = 200, M = 400, K = 5, 5% flipped): it
+// leaves out mostly flipped signs (122 of the 131 here), and its
+// estimate is far nearer the truth than BIHT's, which fits them (mean
+// errors 0.015 against 0.171 on these 6 seeds). A cancelled context
+// stops it.
+func TestPursue(t *testing.T) {
+	const m, n, k = 400, 200, 5
+	var s Solver
+	xb := make([]float64, n)
+	var sumP, sumB float64
+	for seed := range uint64(6) {
+		in, p := problemFor(t, GenOptions{M: m, N: n, K: k, Flip: 0.05, Seed: 40 + seed})
+		s.resize(p)
+		ax := make([]float64, m)
+		vec.MulVec(ax, p.phi, m, n, in.X)
+		flipped := make([]bool, m)
+		l := 0
+		for i, a := range ax {
+			if sign(a) != p.y[i] {
+				flipped[i] = true
+				l++
+			}
+		}
+		if !s.pursue(t.Context(), p, k, l, pursuitMaxIter, pursuitPatience) {
+			t.Fatal("not cancelled, yet pursue reports it")
+		}
+		if nz := nonzerosOf(s.pw.x); nz > k {
+			t.Errorf("seed %d: %d non-zeros, told %d", seed, nz, k)
+		}
+		hit := 0
+		for i, o := range s.pw.out {
+			if o && flipped[i] {
+				hit++
+			}
+		}
+		if !(2*hit > l) {
+			t.Errorf("seed %d: %d of the %d signs left out were flipped", seed, hit, l)
+		}
+		if _, err := BIHT(t.Context(), p, xb, BIHTOptions{K: k, MaxIter: DefaultBIHTMaxIter}); err != nil {
+			t.Fatal(err)
+		}
+		e, eb := AngularError(in.X, s.pw.x), AngularError(in.X, xb)
+		t.Logf("seed %d: error %.4f, BIHT %.4f, %d of %d flips left out", seed, e, eb, hit, l)
+		sumP, sumB = sumP+e, sumB+eb
+	}
+	if !(sumP < 0.5*sumB) {
+		t.Errorf("mean error %.4f, BIHT told K %.4f: want at most half", sumP/6, sumB/6)
+	}
+	_, p := problemFor(t, GenOptions{M: m, N: n, K: k, Flip: 0.05, Seed: 40})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if s.pursue(ctx, p, k, 10, pursuitMaxIter, pursuitPatience) || s.pursuit(ctx, p, 0.05, 3, 6) {
+		t.Error("a cancelled context must stop the pursuit")
+	}
 }
