@@ -437,7 +437,16 @@
 //	                     2     0.2042  0.0350  0.0194  -0.0156 ± 0.0008   50/50  50/50   9.9 ± 1.2   536 -> 610   0.3 -> 0.8
 //
 // ("wins": instances below BIHT's error; the support is that of the mean,
-// the union of the two supports.) Without flips it changed 4 of 50
+// the union of the two supports.) On families the rule was not chosen
+// on (50 instances per row, Recover with and without the pursuit on
+// each): Generate with K = 20 at M/N = 0.25 and 0.5, -0.0094 ± 0.0028
+// and -0.0249 ± 0.0022 with 3% flipped (0.170 and 0.076 against BIHT's
+// 0.219 and 0.150), -0.0027 ± 0.0024 and -0.0189 ± 0.0030 with 10%
+// (0.237 and 0.128 against 0.304 and 0.243), 2 of 100 instances changed
+// without flips (-0.0012 ± 0.0009); the rademacher family with K = 5 and
+// 10% flipped at M/N = 0.25, 0.5, 1: -0.0107 ± 0.0039, -0.0089 ± 0.0023,
+// -0.0050 ± 0.0014 (0.108, 0.078, 0.063 against BIHT's 0.247, 0.213,
+// 0.216). Without flips it changed 4 of 50
 // instances at rademacher M/N = 0.25 (-0.0001 ± 0.0003) and 7 of 50 on
 // the second set (-0.0020 ± 0.0010), none at M/N = 0.5-2 (0.5 and 1 on
 // the second set) and none of Generate's 200 (K = 10, M/N = 0.25-2). Recover with and
