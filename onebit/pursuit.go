@@ -29,7 +29,7 @@ type pursuitWork struct {
 // such violations, or after maxIter, and writes the iterate with the
 // fewest (normalized) into pw.x. It returns false if ctx was cancelled.
 // Its products run on the estimate's k columns and the violated rows;
-// their cost is counted in s.full.work.
+// they are counted by s.full, with their cost.
 func (s *Solver) pursue(ctx context.Context, p *Problem, k, l, maxIter, patience int) bool {
 	m, n := p.m, p.n
 	pw := &s.pw
@@ -59,6 +59,8 @@ func (s *Solver) pursue(ctx context.Context, p *Problem, k, l, maxIter, patience
 			}
 		}
 		s.full.work += float64(rows) / float64(m)
+		s.full.products++
+		s.full.trans++
 		copy(pw.old, x)
 		vec.Axpy(half, g, x)
 		pw.threshold(x, k)
@@ -72,6 +74,7 @@ func (s *Solver) pursue(ctx context.Context, p *Problem, k, l, maxIter, patience
 			ax[i] = t
 		}
 		s.full.work += float64(len(pw.sup)) / float64(n)
+		s.full.products++
 		pw.outliers(p.y, l)
 		bad := 0
 		for i, a := range ax {
@@ -265,5 +268,6 @@ func (s *Solver) fullMismatches(p *Problem, x []float64) (support, violated int)
 		pw.ax[i] = t
 	}
 	s.full.work += float64(len(pw.sup)) / float64(p.n)
+	s.full.products++
 	return len(pw.sup), mismatches(pw.ax, p.y)
 }

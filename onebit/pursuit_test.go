@@ -132,6 +132,9 @@ func TestRecoverPursuit(t *testing.T) {
 		if r0.Pursued || r1.Pursued != r0.Regressed || r1.Regressed != r0.Regressed || !r1.Pursued && !slices.Equal(x, x0) {
 			t.Errorf("seed %d: pursued %v without, %v (regressed %v) with the pursuit; regressed %v without", seed, r0.Pursued, r1.Pursued, r1.Regressed, r0.Regressed)
 		}
+		if r1.Pursued && !(r1.Products > r0.Products && r1.Work > r0.Work) {
+			t.Errorf("seed %d: %d products (%g) with the pursuit, %d (%g) without: want its products counted", seed, r1.Products, r1.Work, r0.Products, r0.Work)
+		}
 		if r1.Support > 3*k/2 || r1.Support != nonzerosOf(x) {
 			t.Errorf("seed %d: support %d (%d non-zeros), want at most 1.5 K", seed, r1.Support, nonzerosOf(x))
 		}
