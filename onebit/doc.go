@@ -475,9 +475,22 @@
 //
 // # Cost against N (measured)
 //
-// Generate, M = N, K = 10, 20 instances per N (bench onebit -scale-seeds
-// 20, seeds other than the tables above; medians of the solving thread's
-// CPU time and of Work; ratio of the medians; errors are means; load 5):
+// Generate, M = N, K = 10, 10 instances per N (bench onebit -scale-seeds
+// 10, seeds other than the tables above; medians of the solving thread's
+// CPU time and of Work; ratio of the medians; errors are means; load 5-7;
+// 2026-11-24, BIHT with its sparse product and selection, see BIHT):
+//
+//	N     Recover ms  BIHT ms  ratio  products Recover/BIHT  error Recover/BIHT
+//	250   7.58        0.534    14.2   300 / 40               0.0420 / 0.0440
+//	500   16.0        1.31     12.2   180 / 2.9              0.0153 / 0.0192
+//	1000  15.6        0.739    21.1   79 / 1.4               0.00588 / 0.00487
+//	2000  30.8        2.52     12.2   41 / 1.2               0.00274 / 0.00308
+//	4000  108         11.0     9.8    23 / 1.1               0.00182 / 0.00138
+//
+// Log-log slopes of the CPU time over N = 250..4000: Recover 0.86, BIHT
+// 0.97 (BIHT's products with its K-sparse iterates count K/N of a full
+// product each, so its Work is mostly its products with Phi^T). Before
+// BIHT's sparse product, 20 instances per N (load 5):
 //
 //	N     Recover ms  BIHT ms  ratio  products Recover/BIHT  error Recover/BIHT
 //	250   5.53        0.914    6.1    305 / 51               0.0497 / 0.0476
@@ -486,13 +499,13 @@
 //	2000  28.5        16.0     1.8    36 / 18                0.00395 / 0.00337
 //	4000  92.6        54.5     1.7    20 / 12.6              0.00182 / 0.00138
 //
-// Log-log slopes of the CPU time over N = 250..4000: Recover 0.98, BIHT
+// with log-log slopes over N = 250..4000: Recover 0.98, BIHT
 // 1.42 (another run of the same instances at load 6-9: 0.87 and 1.49,
 // ratio 1.6 at N = 4000; before the regression and the inexact x-updates,
 // on 50 instances per N: 0.81 and 1.57, ratio 1.22 at N = 4000 with 17.5
 // products). Most of
 // Recover's products are with a working set of a few dozen columns, so
-// its cost grows more slowly than that of BIHT's full products; the
+// its cost grew more slowly than that of BIHT's dense products; the
 // regression adds one pass over Phi and a few full products. Its error
 // did not keep pace at the larger sizes: 1.17-1.32 times BIHT's at
 // N = 2000 and 4000 (1.14 and 1.30 on the 50 instances before).
