@@ -1,7 +1,6 @@
 package onebit
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -160,10 +159,10 @@ func hardThreshold(x []float64, k int, scratch []float64) {
 		return
 	}
 	for j, v := range x {
-		scratch[j] = math.Abs(v)
+		scratch[j] = -math.Abs(v)
 	}
-	t := kthLargest(scratch, k) // the k-th largest magnitude
-	above := 0                  // entries strictly above t are all kept
+	t := -selectKth(scratch, k-1) // the k-th largest magnitude
+	above := 0                    // entries strictly above t are all kept
 	for _, v := range x {
 		if math.Abs(v) > t {
 			above++
@@ -181,35 +180,34 @@ func hardThreshold(x []float64, k int, scratch []float64) {
 	}
 }
 
-// kthLargest returns the k-th largest of a (1 <= k <= len(a), no NaN),
-// reordering a: a quickselect (O(len(a)) on average, where sorting all of
-// a took a quarter of BIHT's time at N = 1000) that sorts what is left
+// selectKth returns the k-th smallest element of a (from 0; no NaN),
+// reordering a: a quickselect (linear time on average, where sorting all
+// of a took a quarter of BIHT's time at N = 1000) that sorts what is left
 // after 2 log2(len(a)) partitions, so that no input makes it quadratic.
 // Its value does not depend on how it is found, so BIHT's iterates are
 // those of a full sort.
-func kthLargest(a []float64, k int) float64 {
-	return kthLargestBudget(a, k, 2*bits.Len(uint(len(a))))
+func selectKth(a []float64, k int) float64 {
+	return selectKthBudget(a, k, 2*bits.Len(uint(len(a))))
 }
 
-// kthLargestBudget is kthLargest with at most budget partitions before the
+// selectKthBudget is selectKth with at most budget partitions before the
 // sort (a parameter so that tests reach the sort).
-func kthLargestBudget(a []float64, k, budget int) float64 {
-	lo, hi, t := 0, len(a)-1, k-1 // a[lo..hi] holds the t-th (0-based, descending)
+func selectKthBudget(a []float64, k, budget int) float64 {
+	lo, hi := 0, len(a)-1 // a[lo..hi] holds the k-th
 	for ; lo < hi; budget-- {
-		if budget == 0 {
-			slices.SortFunc(a[lo:hi+1], func(u, v float64) int { return cmp.Compare(v, u) })
-			return a[t]
+		if budget <= 0 {
+			slices.Sort(a[lo : hi+1])
+			return a[k]
 		}
-		// Median of three as the pivot; Hoare partition into a[lo..j] >= piv
-		// and a[i..hi] <= piv.
-		mid := lo + (hi-lo)/2
-		piv := median3(a[lo], a[mid], a[hi])
+		// Median of three as the pivot; Hoare partition into a[lo..j] <= piv
+		// and a[i..hi] >= piv.
+		piv := median3(a[lo], a[lo+(hi-lo)/2], a[hi])
 		i, j := lo, hi
 		for i <= j {
-			for a[i] > piv {
+			for a[i] < piv {
 				i++
 			}
-			for a[j] < piv {
+			for a[j] > piv {
 				j--
 			}
 			if i <= j {
@@ -219,15 +217,15 @@ func kthLargestBudget(a []float64, k, budget int) float64 {
 			}
 		}
 		switch {
-		case t <= j:
+		case k <= j:
 			hi = j
-		case t >= i:
+		case k >= i:
 			lo = i
-		default: // j < t < i: a[t] == piv
-			return a[t]
+		default: // j < k < i: a[k] == piv
+			return a[k]
 		}
 	}
-	return a[t]
+	return a[k]
 }
 
 // median3 returns the median of u, v and w.

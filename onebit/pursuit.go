@@ -3,6 +3,7 @@ package onebit
 import (
 	"context"
 	"math"
+	"slices"
 
 	"github.com/neadmm/neadmm/internal/buf"
 	"github.com/neadmm/neadmm/vec"
@@ -89,7 +90,7 @@ func (s *Solver) pursue(ctx context.Context, p *Problem, k, l, maxIter, patience
 			fewest, fewestIt = bad, it
 			copy(pw.best, x)
 		}
-		if bad == 0 || equalFloats(pw.old, x) || it-fewestIt >= patience {
+		if bad == 0 || slices.Equal(pw.old, x) || it-fewestIt >= patience {
 			break
 		}
 	}
@@ -104,33 +105,15 @@ func (s *Solver) pursue(ctx context.Context, p *Problem, k, l, maxIter, patience
 	return true
 }
 
-// threshold keeps the k largest magnitudes of x (ties towards the lower
-// index, as hardThreshold) and lists them in pw.sup: a selection in
-// linear time where hardThreshold sorts.
+// threshold keeps the k largest magnitudes of x (hardThreshold) and lists
+// the non-zero ones in pw.sup.
 func (pw *pursuitWork) threshold(x []float64, k int) {
-	mag := pw.mag[:len(x)]
-	for j, v := range x {
-		mag[j] = -math.Abs(v)
-	}
-	t := -selectKth(mag, min(k, len(x))-1) // the k-th largest magnitude
-	above := 0
-	for _, v := range x {
-		if math.Abs(v) > t {
-			above++
-		}
-	}
-	ties := k - above
+	hardThreshold(x, k, pw.mag[:len(x)])
 	pw.sup = pw.sup[:0]
 	for j, v := range x {
-		switch a := math.Abs(v); {
-		case a > t && a != 0:
-		case a == t && ties > 0 && a != 0:
-			ties--
-		default:
-			x[j] = 0
-			continue
+		if v != 0 {
+			pw.sup = append(pw.sup, j)
 		}
-		pw.sup = append(pw.sup, j)
 	}
 }
 
@@ -173,47 +156,6 @@ func (pw *pursuitWork) outliers(y []float64, l int) {
 			ties--
 		}
 	}
-}
-
-// selectKth returns the k-th smallest element of a (from 0), reordering
-// a: quickselect, linear time on average.
-func selectKth(a []float64, k int) float64 {
-	lo, hi := 0, len(a)-1
-	for lo < hi {
-		piv := a[lo+(hi-lo)/2]
-		i, j := lo, hi
-		for i <= j {
-			for a[i] < piv {
-				i++
-			}
-			for a[j] > piv {
-				j--
-			}
-			if i <= j {
-				a[i], a[j] = a[j], a[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return a[k]
-		}
-	}
-	return a[k]
-}
-
-func equalFloats(a, b []float64) bool {
-	for i, v := range a {
-		if v != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // pursuit runs adaptive outlier pursuit (see pursue) told l = round(eps*M)

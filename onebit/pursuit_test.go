@@ -9,28 +9,6 @@ import (
 	"github.com/neadmm/neadmm/vec"
 )
 
-// TestSelectKth checks the quickselect against a sort, ties and
-// duplicates included.
-func TestSelectKth(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for trial := range 200 {
-		n := 1 + r.IntN(40)
-		a := make([]float64, n)
-		for i := range a {
-			a[i] = float64(r.IntN(7)) - 3 // many ties
-			if trial%2 == 0 {
-				a[i] = r.NormFloat64()
-			}
-		}
-		s := slices.Clone(a)
-		slices.Sort(s)
-		k := r.IntN(n)
-		if got := selectKth(slices.Clone(a), k); got != s[k] {
-			t.Fatalf("trial %d: %d-th smallest of %v = %g, want %g", trial, k, a, got, s[k])
-		}
-	}
-}
-
 // TestPursuitThreshold checks that the pursuit's hard threshold keeps the
 // same entries as BIHT's (ties towards the lower index) and lists them.
 func TestPursuitThreshold(t *testing.T) {
