@@ -423,17 +423,7 @@ func TestFitCVEnsemble(t *testing.T) {
 			return sum / float64(cv.nf)
 		}
 		best := math.Inf(-1)
-		for mask := 1; mask < 1<<len(full); mask++ {
-			var members []int
-			for b, i := range full {
-				if mask&(1<<b) != 0 {
-					members = append(members, i)
-				}
-			}
-			if len(members) >= 2 && len(members) <= s.EnsembleSize {
-				best = max(best, cvAUC(members))
-			}
-		}
+		forEnsembles(full, s.EnsembleSize, func(members []int) { best = max(best, cvAUC(members)) })
 		require.NotNil(t, sel.Ensemble)
 		e := sel.Ensemble
 		assert.GreaterOrEqual(t, len(e.Members), 2)
@@ -598,17 +588,11 @@ func TestFitCVDeviance(t *testing.T) {
 			differ++
 		}
 		bestEns := math.Inf(1)
-		for mask := 1; mask < 1<<len(sel.Settings); mask++ {
-			var members []int
-			for i := range sel.Settings {
-				if mask&(1<<i) != 0 {
-					members = append(members, i)
-				}
-			}
-			if len(members) >= 2 && len(members) <= s.EnsembleSize {
-				bestEns = min(bestEns, cvDev(members))
-			}
+		all := make([]int, len(sel.Settings))
+		for i := range all {
+			all[i] = i
 		}
+		forEnsembles(all, s.EnsembleSize, func(members []int) { bestEns = min(bestEns, cvDev(members)) })
 		require.NotNil(t, sel.Ensemble)
 		e := sel.Ensemble
 		assert.False(t, sel.Ensembled)
@@ -653,4 +637,20 @@ func TestCriterionString(t *testing.T) {
 	assert.Equal(t, "auc", CriterionAUC.String())
 	assert.Equal(t, "deviance", CriterionDeviance.String())
 	assert.Equal(t, "Criterion(7)", Criterion(7).String())
+}
+
+// forEnsembles calls f with every subset of 2 to maxSize of idx (in idx's
+// order): the ensembles FitCV scores, by brute force.
+func forEnsembles(idx []int, maxSize int, f func(members []int)) {
+	for mask := 1; mask < 1<<len(idx); mask++ {
+		var members []int
+		for b, i := range idx {
+			if mask&(1<<b) != 0 {
+				members = append(members, i)
+			}
+		}
+		if len(members) >= 2 && len(members) <= maxSize {
+			f(members)
+		}
+	}
 }

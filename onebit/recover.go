@@ -564,36 +564,9 @@ func (s *Solver) capDepth(p *Problem, capScale float64) float64 {
 }
 
 // median returns the median of a (the lower one for even lengths),
-// reordering a: quickselect, linear time.
+// reordering a (selectKth).
 func median(a []float64) float64 {
-	k := (len(a) - 1) / 2
-	lo, hi := 0, len(a)-1
-	for lo < hi {
-		piv := a[lo+(hi-lo)/2]
-		i, j := lo, hi
-		for i <= j {
-			for a[i] < piv {
-				i++
-			}
-			for a[j] > piv {
-				j--
-			}
-			if i <= j {
-				a[i], a[j] = a[j], a[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return a[k]
-		}
-	}
-	return a[k]
+	return selectKth(a, (len(a)-1)/2)
 }
 
 // mismatches returns the number of measurements inconsistent with x (zero
