@@ -90,8 +90,8 @@ type bihtWork struct {
 	op            operator // the full Phi, for BIHT itself
 	// gather multiplies the K-sparse iterates by Phi through their
 	// non-zero columns only (operator.mulSparse): BIHT itself does, 2 to 6
-	// times faster at N = 1000 to 2000. Recover's polish does not yet: its
-	// estimates would change by rounding (see the package documentation).
+	// times faster at N = 1000 to 2000, and so does Recover's polish
+	// except on sign matrices (see Solver.polish).
 	gather bool
 }
 

@@ -611,3 +611,78 @@ func TestRecoverFlipCode(t *testing.T) {
 		}
 	}
 }
+
+// TestOneMagnitude checks the sign-matrix test that keeps the polish's
+// dense product (see Solver.polish): zeros do not count, one other
+// magnitude (of either sign) anywhere does.
+func TestOneMagnitude(t *testing.T) {
+	for _, c := range []struct {
+		a    []float64
+		want bool
+	}{
+		{nil, true},
+		{[]float64{0, 0}, true},
+		{[]float64{0.5, -0.5, 0, 0.5}, true},
+		{[]float64{0, -0.25, 0.25}, true},
+		{[]float64{0.5, -0.5, 0.5, 0.5000000000000001}, false},
+		{[]float64{-1, 0, 2}, false},
+	} {
+		if got := oneMagnitude(c.a); got != c.want {
+			t.Errorf("oneMagnitude(%v) = %v, want %v", c.a, got, c.want)
+		}
+	}
+	in, p := rademacherFor(t, 40, 30, 3, 0, 1)
+	if !p.oneMagnitude() {
+		t.Error("a Rademacher matrix has one magnitude")
+	}
+	g, err := Generate(GenOptions{M: 40, N: 30, K: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := NewProblem(g.Phi, 40, 30, in.Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.oneMagnitude() {
+		t.Error("a Gaussian matrix has more than one magnitude")
+	}
+}
+
+// TestPolishGatherGate checks that the polish gathers BIHT's products on
+// Generate's instances and keeps the dense ones on a sign matrix (the
+// instances of TestRecoverPolish, whose polish runs on some, and their
+// Rademacher versions): the polish sets s.bw.gather, left at the other
+// value before each Recover, when it runs.
+func TestPolishGatherGate(t *testing.T) {
+	const n, m, k = 1000, 250, 10
+	var s Solver
+	x := make([]float64, n)
+	set := [2]int{} // polishes seen setting the wanted value: Generate, Rademacher
+	for seed := uint64(0); seed < 8; seed++ {
+		in, err := Generate(GenOptions{M: m, N: n, K: k, Seed: 100 + seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := NewProblem(in.Phi, m, n, in.Y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rp := rademacherFor(t, m, n, k, 0, 100+seed)
+		for f, c := range []struct {
+			p      *Problem
+			gather bool
+		}{{p, true}, {rp, false}} {
+			s.bw.gather = !c.gather
+			if _, err := s.Recover(context.Background(), c.p, x, DefaultRecoverOptions()); err != nil {
+				t.Fatal(err)
+			}
+			if s.bw.gather == c.gather {
+				set[f]++
+			}
+		}
+	}
+	t.Logf("polishes seen: %d on Generate's instances, %d on their Rademacher versions", set[0], set[1])
+	if set[0] == 0 || set[1] == 0 {
+		t.Errorf("the polish set the gather as wanted on %d Generate and %d Rademacher instances; want some of each", set[0], set[1])
+	}
+}

@@ -33,6 +33,8 @@ type Problem struct {
 	mu       sync.Mutex
 	norm2    float64 // valid when hasNorm2
 	hasNorm2 bool
+	oneMag   bool // valid when hasMag: see oneMagnitude
+	hasMag   bool
 }
 
 // Power iteration for ||Phi||_2^2: stop when the Rayleigh quotient changes
@@ -294,4 +296,35 @@ func (p *Problem) checkLen(fn string, x []float64) {
 	if len(x) != p.n {
 		panic(fmt.Sprintf("onebit.Problem.%s: len(x) = %d, want N = %d", fn, len(x), p.n))
 	}
+}
+
+// oneMagnitude reports whether the non-zero entries of Phi all have one
+// magnitude (a sign matrix such as +-1/sqrt(M)), computed once. BIHT's
+// iterates then lie on a lattice, where (Phi x)_i is often 0 in exact
+// arithmetic and the summation order decides its sign: Recover's polish
+// keeps the dense product's order there (see Solver.polish).
+func (p *Problem) oneMagnitude() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.hasMag {
+		p.oneMag, p.hasMag = oneMagnitude(p.phi), true
+	}
+	return p.oneMag
+}
+
+// oneMagnitude reports whether the non-zero entries of a all have the
+// same magnitude; it stops at the first that differs.
+func oneMagnitude(a []float64) bool {
+	c := 0.0
+	for _, v := range a {
+		v = math.Abs(v)
+		if v == 0 || v == c {
+			continue
+		}
+		if c != 0 {
+			return false
+		}
+		c = v
+	}
+	return true
 }

@@ -311,3 +311,28 @@ func TestRecoverPolishTiny(t *testing.T) {
 	assert.Less(t, e1, 0.5*e0)
 	t.Logf("tiny %d of %d, error %.4f -> %.4f", tiny, r0.Support, e0, e1)
 }
+
+// TestRecoverPolishGathers checks that the polish's BIHT multiplies its
+// K-sparse iterates through their non-zero columns (operator.mulSparse):
+// its products with Phi then cost nz/N of a dense one each, so the work
+// the polish adds is well below one per product it adds (with the dense
+// product it is above 1/2: one for each product with Phi, and its
+// transposed products, half of them, cost the share of violated signs).
+func TestRecoverPolishGathers(t *testing.T) {
+	const n, m, k = 1000, 250, 10
+	var s onebit.Solver
+	ran := 0
+	for seed := uint64(0); seed < testSeeds(8, 4); seed++ {
+		in := mustGenerate(t, m, n, k, 100+seed)
+		p := mustProblem(t, in)
+		_, _, r0, r1 := recoverPolishOffOn(t, &s, p, n)
+		dp, dw := float64(r1.Products-r0.Products), r1.Work-r0.Work
+		if dp < 20 {
+			continue // the polish did not run (or BIHT stopped at once)
+		}
+		ran++
+		t.Logf("seed %d: the polish added %g products, %.2f work", seed, dp, dw)
+		assert.Less(t, dw, 0.4*dp, "seed %d: the polish's products must gather", seed)
+	}
+	require.Positive(t, ran, "the polish never ran")
+}
