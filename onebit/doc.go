@@ -322,7 +322,7 @@
 //
 // The polish's BIHT multiplies its K-sparse iterates by Phi through their
 // non-zero columns (as BIHT does), except when Phi's non-zero entries
-// share one magnitude (Problem.oneMagnitude). Paired against the dense
+// share one magnitude (Problem.signMatrix, judged on a prefix). Paired against the dense
 // product (N = 1000, no flips, 150 instances per ratio, bench seeds
 // 1-3): on Generate's instances (K = 10) no estimate changed at M/N =
 // 0.25-2 (nor with 3% and 10% flipped, M/N = 0.25-1, 50 each) and
@@ -337,8 +337,9 @@
 // decides its sign. Gathering with fused multiply-adds (as the dense
 // kernel adds) did no better (+0.0015 ± 0.0018 and +0.0019 ± 0.0008 at
 // 0.25 and 0.5, 200 instances each), so sign matrices keep the dense
-// product, whose estimates are unchanged (the check stops at the first
-// entry of another magnitude; a full pass over Phi otherwise).
+// product, whose estimates are unchanged (the check reads Phi's first
+// 4096 entries, about 10 microseconds; a full pass took 1.4 ms at
+// M = 500 and 5 ms at M = 2000, N = 1000, 3-12% of Recover's time).
 //
 // # Flipped signs (measured)
 //

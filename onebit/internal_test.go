@@ -614,7 +614,7 @@ func TestRecoverFlipCode(t *testing.T) {
 
 // TestOneMagnitude checks the sign-matrix test that keeps the polish's
 // dense product (see Solver.polish): zeros do not count, one other
-// magnitude (of either sign) anywhere does.
+// magnitude (of either sign) anywhere in the prefix read does.
 func TestOneMagnitude(t *testing.T) {
 	for _, c := range []struct {
 		a    []float64
@@ -632,7 +632,7 @@ func TestOneMagnitude(t *testing.T) {
 		}
 	}
 	in, p := rademacherFor(t, 40, 30, 3, 0, 1)
-	if !p.oneMagnitude() {
+	if !p.signMatrix() {
 		t.Error("a Rademacher matrix has one magnitude")
 	}
 	g, err := Generate(GenOptions{M: 40, N: 30, K: 3, Seed: 1})
@@ -643,8 +643,26 @@ func TestOneMagnitude(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q.oneMagnitude() {
+	if q.signMatrix() {
 		t.Error("a Gaussian matrix has more than one magnitude")
+	}
+	// Only the prefix counts: a sign matrix with other magnitudes past it
+	// passes (the polish then keeps its dense product, costing time only).
+	big := make([]float64, signMatrixPrefix+10)
+	for i := range big {
+		big[i] = 0.5
+	}
+	big[signMatrixPrefix] = 3
+	r, err := NewProblem(big, 1, len(big), []float64{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.signMatrix() {
+		t.Error("the entries past the prefix must not count")
+	}
+	big[signMatrixPrefix-1] = 3
+	if r.signMatrix() {
+		t.Error("an entry of another magnitude in the prefix must count")
 	}
 }
 

@@ -998,7 +998,7 @@ func (s *Solver) polish(ctx context.Context, p *Problem, res *RecoverResult) err
 	// the summation order decides the sign of products that are 0 in
 	// exact arithmetic, and gathering moved the mean error by +0.0022 ±
 	// 0.0009 (rademacher, M/N = 0.25; see the package documentation).
-	s.bw.gather = !p.oneMagnitude()
+	s.bw.gather = !p.signMatrix()
 	for kb := q; kb <= last; kb++ {
 		br, err := s.bw.run(ctx, &s.full, p.y, s.bx, kb, polishMaxIter, polishPatience)
 		if err != nil {
