@@ -326,9 +326,11 @@
 // product (N = 1000, no flips, 150 instances per ratio, bench seeds
 // 1-3): on Generate's instances (K = 10) no estimate changed at M/N =
 // 0.25-2 (nor with 3% and 10% flipped, M/N = 0.25-1, 50 each) and
-// Recover's mean CPU time fell by 11%, 13%, 21%, 19%, 24% (medians of
-// the per-instance times by 1-6%: the polish runs on a minority of the
-// instances; one core, load 2-7). On the rademacher family (K = 20)
+// Recover's mean CPU time fell by 11%, 13%, 21%, 19%, 24% (9%, 18%,
+// 18%, 19%, 17% in a second run on 100 of them; medians of the
+// per-instance times by 1-6%: the polish runs on a minority of the
+// instances; one core, load 2-7); on the rademacher family (sign
+// matrices) the estimates and Work stayed identical on 500 instances. On the rademacher family (K = 20)
 // gathering moved the mean error by +0.0022 ± 0.0009 at M/N = 0.25 (623
 // instances, 358 changed), +0.0001 ± 0.0004 at 0.5 (400, 118 changed)
 // and by at most 0.00003 at 1-2 (150 each, 5-7 changed), for 5% and 12%
