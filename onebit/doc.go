@@ -639,13 +639,20 @@
 //     other sets of 50 instances (bench onebit -seed 2 to 5) 7.4, 8.1,
 //     7.4 and, on the last, 9.7-11.7 (median 11.0, below 10 in 1 of 7
 //     runs; 11.5-12.7 before, 442 products against 56): not met there.
-//     BIHT itself multiplies its K-sparse iterate by all of Phi and sorts
-//     all N magnitudes for its threshold; a product over the support and
-//     a selection made it 2.1-2.6 times faster at M/N = 0.5-2 (a
-//     prototype outside the package, 50 instances per ratio; mean errors
-//     0.0292, 0.0098, 0.0051 against 0.0280, 0.0098, 0.0050, rounding
-//     moving the iterates on half the instances), against which these
-//     ratios would about double.
+//     All of these ratios are against BIHT with dense products and a
+//     sort for its threshold. BIHT now multiplies its K-sparse iterates
+//     through their non-zero columns and selects the K-th magnitude
+//     (2-6 times faster at N = 1000-2000), and against it the goal is
+//     NOT met: medians of the per-instance ratios 9.8, 13.6, 16.8 on
+//     Generate's instances at M/N = 0.5, 1, 2 (9.8 at 0.25, 15.0 at
+//     1.5) and 29.6, 18.8, 14.0 on the rademacher family with K = 20
+//     (20.0 at 0.25, 14.3 at 1.5), 9.8 at N = M = 4000 (bench onebit,
+//     50 instances per ratio, load 1-4, before the polish gathered its
+//     products too, which cut Recover's mean CPU time on Generate's
+//     instances by 9-24%). The slope against N is 0.86 for Recover and
+//     0.97 for BIHT. What is left is the continuation (about 47% of
+//     Recover's time on the rademacher family, 63% on Generate's after
+//     the polish's gather) and the support search's margins (12-22%).
 //   - Accuracy, mean error at most BIHT's from M/N = 1 on and within 1.3
 //     times below: met on Generate's instances with K = 10 (0.92-1.03
 //     times from M/N = 1 on; 1.30, at the limit, and 1.26 at 0.25 and
