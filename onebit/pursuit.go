@@ -16,6 +16,7 @@ type pursuitWork struct {
 	sup                  []int     // the support of x
 	out                  []bool    // M: the measurements left out
 	bestX                []float64 // N: the best estimate over the K grid
+	bestDesc             float64   // its description of the signs (nats)
 }
 
 // pursue is adaptive outlier pursuit (Yan, Yang and Osher 2012, "Robust
@@ -179,8 +180,17 @@ func (s *Solver) pursuit(ctx context.Context, p *Problem, eps float64, lo, hi in
 			copy(pw.bestX, pw.x)
 		}
 	}
+	pw.bestDesc = best
 	return true
 }
+
+// pursuitAlone is how many nats more briefly than the sign regression's
+// fit the outlier pursuit's estimate must describe the signs to be
+// returned alone instead of the mean of the two. The mean hedges where
+// neither is clearly the better model (at low M/N, or with many flips,
+// their errors are large and nearly independent); far ahead, the pursuit's
+// estimate is the nearer to the truth and the fit only pulls it away.
+const pursuitAlone = 25
 
 // pursuitMaxIter and pursuitPatience bound each outlier pursuit, as
 // polishMaxIter and polishPatience bound the polish's BIHT: told too few

@@ -516,10 +516,14 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 		if !s.pursuit(ctx, p, regFlip, regK, max(regK, consK)) {
 			return res, fmt.Errorf("onebit: Recover cancelled in the outlier pursuit: %w", ctx.Err())
 		}
-		for j, v := range s.rw.x {
-			x[j] = v + s.pw.bestX[j]
+		if s.pw.bestDesc < regCode-pursuitAlone {
+			copy(x, s.pw.bestX)
+		} else {
+			for j, v := range s.rw.x {
+				x[j] = v + s.pw.bestX[j]
+			}
+			normalize(x)
 		}
-		normalize(x)
 		res.Support, bad = s.fullMismatches(p, x)
 		res.Pursued = true
 	}
