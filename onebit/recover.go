@@ -162,12 +162,14 @@ type RecoverOptions struct {
 	// deeply, eps that model's flip rate; Yan, Yang and Osher 2012) told
 	// each K from the regression's support size to the larger of that and
 	// the consistent estimate's, keeps the estimate that describes the
-	// signs the most briefly (see Regress), and returns the normalized
-	// mean of it and the regression's fit (RecoverResult.Pursued). At low
-	// M/N neither is near the truth, and their errors are nearly
-	// independent; at higher M/N the pursuit, told about the right K,
-	// is the better of the two. Without Regress it does nothing. See the
-	// package documentation for what it bought and cost.
+	// signs the most briefly (see Regress), and returns it alone if it
+	// describes the signs 25 nats more briefly than the regression's fit,
+	// else the normalized mean of the two (RecoverResult.Pursued). At low
+	// M/N or with many flips neither is near the truth, and their errors
+	// are nearly independent; at higher M/N the pursuit, told about the
+	// right K, is the better of the two, and its description the shorter
+	// by far. Without Regress it does nothing. See the package
+	// documentation for what it bought and cost.
 	Pursuit bool
 }
 
@@ -301,9 +303,9 @@ type RecoverResult struct {
 	// Polished reports that the center of BIHT's support replaced the
 	// estimate (see RecoverOptions.Polish).
 	Polished bool
-	// Pursued reports that the estimate is the mean of the sign
-	// regression's fit (Regressed is then true too) and the outlier
-	// pursuit's estimate (see RecoverOptions.Pursuit).
+	// Pursued reports that the estimate is the outlier pursuit's, alone
+	// or averaged with the sign regression's fit (Regressed is then true
+	// too; see RecoverOptions.Pursuit).
 	Pursued bool
 }
 
@@ -333,7 +335,8 @@ type RecoverResult struct {
 //     that model of the fit needs more than 1% of flipped signs;
 //  6. with opt.Pursuit, when that fit is kept and its model needs more
 //     than 1% of flipped signs, adaptive outlier pursuit over a range of
-//     K, and the mean of its estimate and the fit instead.
+//     K, and its estimate (alone when it describes the signs far more
+//     briefly than the fit, else the mean of the two) instead.
 //
 // Small lambdas favour very sparse solutions (at the paper's lambda = 0.01
 // the minimizer is often 1-sparse), so the continuation starts where the
