@@ -436,6 +436,30 @@ func mismatchesOf(p *Problem, x []float64) int {
 	return mismatches(ax, p.y)
 }
 
+// mismatchRange bounds the number of p's signs x violates as any
+// summation order may count them: lo counts the rows violated by more
+// than the rounding bound n*eps*sum_j |phi_ij x_j| of (Phi x)_i, hi adds
+// the rows within it, whose sign the order of the sums decides (on a
+// Rademacher Phi, (Phi x)_i is often exactly 0 in exact arithmetic).
+func mismatchRange(p *Problem, x []float64) (lo, hi int) {
+	for i := range p.m {
+		row := p.phi[i*p.n : (i+1)*p.n]
+		a, mag := 0.0, 0.0
+		for j, v := range x {
+			a += row[j] * v
+			mag += math.Abs(row[j] * v)
+		}
+		switch bound := float64(p.n) * 0x1p-52 * mag; {
+		case math.Abs(a) <= bound:
+			hi++
+		case sign(a) != p.y[i]:
+			lo++
+			hi++
+		}
+	}
+	return lo, hi
+}
+
 // rademacherFor returns Generate's instance of (m, n, k) with Phi replaced
 // by its signs over sqrt(m) (a Rademacher matrix, independent of the
 // signal), the signal's magnitudes drawn uniformly from [0.2, 1] before

@@ -127,8 +127,8 @@ func TestRecoverPursuit(t *testing.T) {
 		if r1.Support > 3*k/2 || r1.Support != nonzerosOf(x) {
 			t.Errorf("seed %d: support %d (%d non-zeros), want at most 1.5 K", seed, r1.Support, nonzerosOf(x))
 		}
-		if h := float64(mismatchesOf(p, x)) / float64(m); h != r1.Hamming {
-			t.Errorf("seed %d: Hamming %g, want %g", seed, r1.Hamming, h)
+		if lo, hi := mismatchRange(p, x); !(r1.Hamming >= float64(lo)/m && r1.Hamming <= float64(hi)/m) {
+			t.Errorf("seed %d: Hamming %g, want %d to %d of %d (rows within rounding of 0 either way)", seed, r1.Hamming, lo, hi, m)
 		}
 		sumOn, sumOff, sumB = sumOn+e1, sumOff+e0, sumB+eb
 	}
