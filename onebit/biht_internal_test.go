@@ -228,16 +228,10 @@ func BenchmarkMulSparse(b *testing.B) {
 			for _, j := range rng.Perm(sz.n)[:nz] {
 				x[j] = 1
 			}
-			var idx []int
-			var val []float64
-			for j, v := range x {
-				if v != 0 {
-					idx, val = append(idx, j), append(val, v)
-				}
-			}
+			idx := appendNonzeros(nil, x)
 			b.Run(fmt.Sprintf("%dx%d/nz=%d/gather", sz.m, sz.n, nz), func(b *testing.B) {
 				for b.Loop() {
-					gatherRows(dst, p.phi, sz.n, idx, val)
+					op.mulCols(dst, x, idx)
 				}
 			})
 			b.Run(fmt.Sprintf("%dx%d/nz=%d/dense", sz.m, sz.n, nz), func(b *testing.B) {

@@ -19,8 +19,7 @@ type operator struct {
 	pos  []int     // compact: pos[j] = slot of column j, or -1 (N)
 	cols []float64 // compact: slot c is cols[c*m:(c+1)*m]
 
-	nzIdx []int     // mulSparse: the non-zero entries of x
-	nzVal []float64 // and their values
+	nzIdx []int // mulSparse: the non-zero entries of x
 
 	products, trans int     // product calls, and of them with the transpose
 	work            float64 // their cost in full products
@@ -117,34 +116,41 @@ func (o *operator) mulSparse(dst, x []float64) {
 		return
 	}
 	if cap(o.nzIdx) < n {
-		o.nzIdx, o.nzVal = make([]int, 0, n), make([]float64, 0, n)
+		o.nzIdx = make([]int, 0, n)
 	}
-	idx, val := o.nzIdx[:0], o.nzVal[:0]
-	for j, v := range x {
-		if v != 0 {
-			idx, val = append(idx, j), append(val, v)
-		}
-	}
-	if len(idx)*gatherCols >= n {
+	o.nzIdx = appendNonzeros(o.nzIdx[:0], x)
+	if len(o.nzIdx)*gatherCols >= n {
 		o.mul(dst, x)
 		return
 	}
-	o.products++
-	gatherRows(dst, o.p.phi, n, idx, val)
-	o.work += float64(len(idx)) / float64(n)
+	o.mulCols(dst, x, o.nzIdx)
 }
 
-// gatherRows sets dst_i = sum_t phi[i*n+idx[t]] * val[t] for the rows of
-// the row-major phi (n columns).
-func gatherRows(dst, phi []float64, n int, idx []int, val []float64) {
+// mulCols sets dst (M) = Phi x for a full operator and an x (N) that is
+// zero outside the columns idx (increasing), reading only those columns;
+// each entry of dst sums its terms in the order of idx.
+func (o *operator) mulCols(dst, x []float64, idx []int) {
+	o.products++
+	n, phi := o.p.n, o.p.phi
 	for i := range dst {
 		row := phi[i*n : (i+1)*n]
 		s := 0.0
-		for t, j := range idx {
-			s += row[j] * val[t]
+		for _, j := range idx {
+			s += row[j] * x[j]
 		}
 		dst[i] = s
 	}
+	o.work += float64(len(idx)) / float64(n)
+}
+
+// appendNonzeros appends to dst the indices of x's non-zero entries.
+func appendNonzeros(dst []int, x []float64) []int {
+	for j, v := range x {
+		if v != 0 {
+			dst = append(dst, j)
+		}
+	}
+	return dst
 }
 
 // mulT sets dst (k) = A^T r (len(r) = M). Rows with r_i = 0 are skipped

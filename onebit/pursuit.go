@@ -66,17 +66,7 @@ func (s *Solver) pursue(ctx context.Context, p *Problem, k, l, maxIter, patience
 		copy(pw.old, x)
 		vec.Axpy(half, g, x)
 		pw.threshold(x, k)
-		// ax = Phi x on the support.
-		for i := range ax {
-			row := p.phi[i*n : (i+1)*n]
-			t := 0.0
-			for _, j := range pw.sup {
-				t += row[j] * x[j]
-			}
-			ax[i] = t
-		}
-		s.full.work += float64(len(pw.sup)) / float64(n)
-		s.full.products++
+		s.full.mulCols(ax, x, pw.sup)
 		pw.outliers(p.y, l)
 		bad := 0
 		for i, a := range ax {
@@ -97,12 +87,6 @@ func (s *Solver) pursue(ctx context.Context, p *Problem, k, l, maxIter, patience
 	}
 	copy(x, pw.best)
 	normalize(x)
-	pw.sup = pw.sup[:0]
-	for j, v := range x {
-		if v != 0 {
-			pw.sup = append(pw.sup, j)
-		}
-	}
 	return true
 }
 
@@ -110,12 +94,7 @@ func (s *Solver) pursue(ctx context.Context, p *Problem, k, l, maxIter, patience
 // the non-zero ones in pw.sup.
 func (pw *pursuitWork) threshold(x []float64, k int) {
 	hardThreshold(x, k, pw.mag[:len(x)])
-	pw.sup = pw.sup[:0]
-	for j, v := range x {
-		if v != 0 {
-			pw.sup = append(pw.sup, j)
-		}
-	}
+	pw.sup = appendNonzeros(pw.sup[:0], x)
 }
 
 // outliers flags in pw.out the l measurements that pw.ax violates most
@@ -205,21 +184,7 @@ const (
 // measurements it violates, by a product with its columns.
 func (s *Solver) fullMismatches(p *Problem, x []float64) (support, violated int) {
 	pw := &s.pw
-	pw.sup = pw.sup[:0]
-	for j, v := range x {
-		if v != 0 {
-			pw.sup = append(pw.sup, j)
-		}
-	}
-	for i := range pw.ax {
-		row := p.phi[i*p.n : (i+1)*p.n]
-		t := 0.0
-		for _, j := range pw.sup {
-			t += row[j] * x[j]
-		}
-		pw.ax[i] = t
-	}
-	s.full.work += float64(len(pw.sup)) / float64(p.n)
-	s.full.products++
+	pw.sup = appendNonzeros(pw.sup[:0], x)
+	s.full.mulCols(pw.ax, x, pw.sup)
 	return len(pw.sup), mismatches(pw.ax, p.y)
 }
