@@ -392,7 +392,13 @@ func probitFlipCode(p []float64, n0, n1 int, e0 float64) (code, eps float64) {
 	if !(e > lo && e < hi) {
 		e = 0.01
 	}
-	for range 50 {
+	// Newton bisects when its step leaves the bracket or is not half the
+	// step before last (as rtsafe does), so a step that lands near 0,
+	// where -n0 log(eps) lets Newton only double eps per step, cannot
+	// stall it. It stops on a step relative to eps: an absolute one
+	// stopped it at 6e-14 from such a landing (the optimum was 0.074).
+	older, last := hi-lo, hi-lo
+	for range 100 {
 		d1, d2 := deriv(e)
 		if d1 > 0 {
 			hi = e
@@ -400,14 +406,14 @@ func probitFlipCode(p []float64, n0, n1 int, e0 float64) (code, eps float64) {
 			lo = e
 		}
 		next := e - d1/d2
-		if !(next > lo && next < hi) {
+		if !(next > lo && next < hi) || 2*math.Abs(next-e) > older {
 			next = 0.5 * (lo + hi)
 		}
-		if math.Abs(next-e) < 1e-9 {
-			e = next
+		older, last = last, math.Abs(next-e)
+		e = next
+		if last <= 1e-12*e || hi-lo <= 1e-12*hi {
 			break
 		}
-		e = next
 	}
 	return value(e), e
 }
