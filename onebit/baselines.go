@@ -93,6 +93,10 @@ type bihtWork struct {
 	// times faster at N = 1000 to 2000, and so does Recover's polish
 	// except on sign matrices (see Solver.polish).
 	gather bool
+	// signs gathers them too but keeps the signs of the dense products
+	// (operator.mulSigns; the iterates are those of the dense products, bit
+	// for bit): Recover's polish on sign matrices. It overrides gather.
+	signs bool
 }
 
 // run is BIHT from x = 0 with the operator op (len(x) = op.k) and the
@@ -121,9 +125,12 @@ func (ws *bihtWork) run(ctx context.Context, op *operator, y, x []float64, k int
 		vec.Axpy(half, g, x)
 		hardThreshold(x, k, g) // g is free now
 		res.Iterations = it
-		if ws.gather {
+		switch {
+		case ws.signs:
+			op.mulSigns(ax, x)
+		case ws.gather:
 			op.mulSparse(ax, x)
-		} else {
+		default:
 			op.mul(ax, x)
 		}
 		bad := 0

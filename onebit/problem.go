@@ -301,7 +301,7 @@ func (p *Problem) checkLen(fn string, x []float64) {
 // signMatrixPrefix all have one magnitude. BIHT's iterates then lie on a
 // lattice, where (Phi x)_i is often 0 in exact arithmetic and the
 // summation order decides its sign: Recover's polish keeps the dense
-// product's order there (see Solver.polish). Only a prefix is read (a
+// product's signs there (see Solver.polish). Only a prefix is read (a
 // full pass cost 3-12% of Recover's CPU time at N = 1000); a wrong answer
 // costs time or rounding, never correctness.
 func (p *Problem) signMatrix() bool {

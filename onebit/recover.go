@@ -1003,11 +1003,14 @@ func (s *Solver) polish(ctx context.Context, p *Problem, res *RecoverResult) err
 	last := min(q+extra, p.n)
 	// Its products gather the iterates' non-zero columns (see
 	// bihtWork.gather; 9-24% of Recover's mean CPU time on Generate's
-	// instances, the same estimates), except with a sign matrix: there
-	// the summation order decides the sign of products that are 0 in
-	// exact arithmetic, and gathering moved the mean error by +0.0022 ±
-	// 0.0009 (rademacher, M/N = 0.25; see the package documentation).
-	s.bw.gather = !p.signMatrix()
+	// instances, the same estimates). With a sign matrix the summation
+	// order decides the sign of products that are 0 in exact arithmetic
+	// (a plain gather moved the mean error by +0.0022 ± 0.0009,
+	// rademacher M/N = 0.25; see the package documentation), so there
+	// they gather keeping the dense product's signs (operator.mulSigns):
+	// the dense iterates, bit for bit.
+	sm := p.signMatrix()
+	s.bw.gather, s.bw.signs = !sm, sm
 	for kb := q; kb <= last; kb++ {
 		br, err := s.bw.run(ctx, &s.full, p.y, s.bx, kb, polishMaxIter, polishPatience)
 		if err != nil {
