@@ -62,9 +62,13 @@ func (bw *boundWork) addCorral(cw *centerWork) {
 }
 
 // below reports that the margin of the slots sup on the measurements not
-// flagged in s.out is certainly at most floor >= 0 (for floor = 0: the
-// pool's rows are not separable on sup), from Wolfe's algorithm on the
-// pool's rows; its passes count in the work.
+// flagged in s.out is at most floor >= 0, from Wolfe's algorithm on the
+// pool's rows; its passes count in the work. For floor = 0 it claims that
+// the pool's hull holds the origin, to Wolfe's tolerance (a point of norm
+// 1e-6 or less): the margin is then at most 1e-6, where Wolfe's algorithm
+// on all rows could still report a positive margin that small; the
+// smallest final margin on the protocol's 1300 instances was 2.1e-5, and
+// none of their estimates changed.
 func (s *Solver) below(p *Problem, sup []int, floor float64) bool {
 	bw := s.cw.bound
 	if bw == nil || s.cw.boundOff || len(bw.rows) == 0 || floor < 0 {
