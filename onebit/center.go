@@ -49,6 +49,14 @@ type centerWork struct {
 	// cancelled reports that the last solve stopped because done was
 	// closed (it returned 0).
 	cancelled bool
+	// belowFloor reports that the last solve stopped because its point's
+	// norm, which bounds the margin from above, fell to floor or below
+	// (or the origin is in the hull); it returned 0.
+	belowFloor bool
+	// bound is the pool bounding trial margins (see boundWork), made on
+	// first use; boundOff turns it off (tests compare).
+	bound    *boundWork
+	boundOff bool
 }
 
 // Wolfe's algorithm stops when no point improves the current one by more
@@ -115,7 +123,13 @@ func (cw *centerWork) load(m, s int, col func(c int) []float64, y []float64, ski
 // corral's at every new corral size: 142 allocations in one Recover on a
 // new instance), so a reused Solver kept allocating on new instances.
 func (cw *centerWork) reserve(m, s int) {
-	if s <= cw.capS && cap(cw.b) >= m*cw.capS {
+	if s <= cw.capS {
+		// More rows than before at the same width (a bound's pool, or a
+		// problem with more measurements): growing the width too made it
+		// grow by half at every call.
+		if cap(cw.b) < m*cw.capS {
+			cw.b = make([]float64, m*cw.capS)
+		}
 		return
 	}
 	c := max(s, cw.capS+cw.capS/2, 8)
@@ -165,7 +179,7 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 	cw.kept = cw.kept[:cw.gs]
 	cw.gramRow(0, s)
 	copy(cw.p, b(i0))
-	cw.cancelled = false
+	cw.cancelled, cw.belowFloor = false, false
 	for it := 0; it < maxIter; it++ {
 		if done != nil {
 			select {
@@ -177,6 +191,7 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 		}
 		pp := vec.Dot(cw.p, cw.p)
 		if pp <= wolfeTol || pp <= floor*floor {
+			cw.belowFloor = true
 			return 0 // the origin is in the hull, or the margin will not beat floor
 		}
 		// Major cycle: the point minimizing <p, b_j>.
@@ -244,6 +259,7 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 	}
 	np := vec.Nrm2(cw.p)
 	if !(np > math.Sqrt(wolfeTol)) {
+		cw.belowFloor = true
 		return 0
 	}
 	margin := math.Inf(1)

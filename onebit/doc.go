@@ -167,7 +167,17 @@
 // major cycles through the row kernels (vec.MulVec) and keep the Gram
 // matrix of Wolfe's corral across minor cycles; the continuation
 // solves its x-updates inexactly while the outer iterations still move
-// (RecoverOptions.InnerRel).
+// (RecoverOptions.InnerRel). A trial support of the refit, pruning or
+// swapping goes to Wolfe's algorithm on all M rows only if it may beat
+// the margin to beat: the margin is the norm of the minimum-norm point of
+// the rows' hull, so that of a subset of the rows bounds it from above,
+// and Wolfe's algorithm on a pool of at most 96 rows that were support
+// vectors of the supports computed before leaves out most trials: 4.6-6.5
+// times fewer margin computations and 3.4-4.2 times fewer major cycles on
+// all rows at N = 1000 without flipped signs (Generate, K = 10, and
+// rademacher, K = 20; less with flipped signs, where some settings
+// compute fewer than 5 margins per instance), the same estimates bit for
+// bit on the 1300 instances of the protocol below.
 //
 // The margin is a strong signal of the right support: on failing
 // instances at M/N = 0.5 the true support's margin was 4 to 10 times

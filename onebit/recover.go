@@ -276,9 +276,11 @@ type RecoverResult struct {
 	// RecoverOptions.Cap); Expanded, Pruned and Swapped count the
 	// coordinates the refit added, pruning removed and swapping exchanged;
 	// Margins counts the margin computations (Wolfe's algorithm) and
-	// WolfeIterations their major cycles.
+	// WolfeIterations their major cycles; Bounded counts the trial
+	// supports of the refit, pruning and swapping left out without one,
+	// their margin bounded by that of a few rows (see boundWork).
 	Outliers, Expanded, Pruned, Swapped int
-	Margins, WolfeIterations            int
+	Margins, WolfeIterations, Bounded   int
 	// Centered reports that the estimate was replaced by the center of its
 	// consistency cell, and Margin is that center's smallest angular
 	// margin (0 or less: the signs kept were not separable on the
@@ -613,6 +615,7 @@ func (s *Solver) search(ctx context.Context, p *Problem, x []float64, opt *Recov
 	s.wolfeCap = opt.RefitMaxIter
 	s.done, s.cancelled = ctx.Done(), false
 	defer func() { s.done = nil }()
+	s.cw.resetBound(p.m)
 	if len(s.support()) <= searchMaxSupport {
 		if opt.Refit {
 			s.refit(p, res)
@@ -719,6 +722,18 @@ func (s *Solver) margin(p *Problem, sup []int, floor float64, res *RecoverResult
 	return s.wolfeMargin(p, sup, floor, s.skipOut, res)
 }
 
+// trialMargin is margin for a trial support of refit, prune or swap that
+// must beat floor >= 0: 0 without Wolfe's algorithm on all rows when the
+// pool of earlier support vectors bounds its margin by floor (see
+// boundWork), which leaves the search's choices as they were.
+func (s *Solver) trialMargin(p *Problem, sup []int, floor float64, res *RecoverResult) float64 {
+	if s.below(p, sup, floor) {
+		res.Bounded++
+		return 0
+	}
+	return s.margin(p, sup, floor, res)
+}
+
 // wolfeMargin is margin with the measurements skip(i) left out: Wolfe's
 // algorithm on the slots sup from xs's values, its direction in xc and
 // its cost counted in res and the work.
@@ -733,6 +748,9 @@ func (s *Solver) wolfeMargin(p *Problem, sup []int, floor float64, skip func(int
 	cw.load(p.m, q, func(u int) []float64 { return s.column(p, sup[u]) }, p.y, skip)
 	mg := cw.solve(xc, q, floor, s.wolfeCap, s.done)
 	s.cancelled = s.cancelled || cw.cancelled
+	if cw.bound != nil {
+		cw.bound.addCorral(cw)
+	}
 	res.Margins++
 	res.WolfeIterations += cw.passes - 1
 	s.ws.work += float64(cw.passes*q) / float64(p.n)
@@ -822,7 +840,7 @@ func (s *Solver) refit(p *Problem, res *RecoverResult) {
 			sup := s.support()
 			best, bestM := 0, 0.0
 			for t, c := range cands {
-				if mg := s.margin(p, append(sup, c), bestM, res); mg > bestM {
+				if mg := s.trialMargin(p, append(sup, c), bestM, res); mg > bestM {
 					best, bestM = t, mg
 				}
 				s.sup = sup
@@ -854,7 +872,7 @@ func (s *Solver) prune(p *Problem, res *RecoverResult) {
 		for _, t := range s.smallest(sup) {
 			copy(trial, sup[:t])
 			copy(trial[t:], sup[t+1:])
-			if mg := s.margin(p, trial, bestM, res); mg > bestM {
+			if mg := s.trialMargin(p, trial, bestM, res); mg > bestM {
 				bestT, bestM = t, mg
 			}
 		}
@@ -920,7 +938,7 @@ func (s *Solver) swap(p *Problem, res *RecoverResult) {
 				copy(trial, sup)
 				trial[t] = c
 				s.x[c] = s.x[sup[t]] // Wolfe's start
-				if mg := s.margin(p, trial, best, res); mg > best {
+				if mg := s.trialMargin(p, trial, best, res); mg > best {
 					best, bc, bt = mg, c, t
 				}
 				s.x[c] = 0
