@@ -51,6 +51,7 @@ type splitting struct {
 	xPrev                        []float64 // k: x before the x-update
 
 	ctx context.Context // the engine's, from Start
+	fw  fistaWork       // fistaCompact's
 }
 
 func (s *splitting) resize(m, n int) {
@@ -60,6 +61,7 @@ func (s *splitting) resize(m, n int) {
 	s.ax = buf.Grow(s.ax, m)
 	s.r = buf.Grow(s.r, m)
 	s.viol = growInts(s.viol, m)
+	s.fw.resize(m, n)
 	if s.residual == nil {
 		s.residual = s.residualAt
 	}
@@ -82,6 +84,15 @@ func (s *splitting) UpdateX1(x, w, y []float64, rho float64) error {
 			s.fopt.Tol = max(s.innerTol, s.innerRel*s.lastMove)
 		}
 		copy(s.xPrev[:k], x)
+	}
+	if !s.op.full {
+		steps, err := s.fistaCompact(x, s.fopt.Tol, s.fopt.MaxIter)
+		s.inner += steps
+		if s.innerRel > 0 {
+			vec.AddScaledTo(s.xPrev[:k], x, -1, s.xPrev[:k])
+			s.lastMove = vec.Nrm2(s.xPrev[:k])
+		}
+		return err
 	}
 	res, err := s.fista.Solve(s.ctx, s, x, s.fopt)
 	s.inner += res.Iterations
@@ -167,11 +178,14 @@ func (s *splitting) residualAt(i int, a float64) float64 {
 // returns the loss and whether r has a non-zero entry.
 // It runs at every FISTA step over all M rows, so it is residualAt
 // written out: a clear and one predictable branch per row.
-func (s *splitting) loss() (float64, bool) {
+func (s *splitting) loss() (float64, bool) { return s.lossFrom(s.ax) }
+
+// lossFrom is loss from ax (M) instead of s.ax.
+func (s *splitting) lossFrom(ax []float64) (float64, bool) {
 	r, y, lam, cp, viol := s.r, s.p.y, s.lambda, s.cap, s.viol
 	clear(r)
 	sum, nv := 0.0, 0
-	for i, a := range s.ax {
+	for i, a := range ax {
 		if y[i]*a < 0 {
 			if cp > 0 && math.Abs(a) > cp {
 				sum += cp * cp
@@ -185,6 +199,48 @@ func (s *splitting) loss() (float64, bool) {
 	}
 	s.lossSum, s.nviol = sum, nv
 	return lam * sum / 2, nv > 0
+}
+
+// lossExtrapolated is lossFrom at A y = A x + beta (A x - A xp) for the
+// products ax = A x and axp = A xp (FISTA's extrapolation y = x +
+// beta (x - xp)), formed row by row and not stored.
+func (s *splitting) lossExtrapolated(ax, axp []float64, beta float64) (float64, bool) {
+	r, lam, cp, viol := s.r, s.lambda, s.cap, s.viol
+	y, axp := s.p.y[:len(ax)], axp[:len(ax)]
+	clear(r)
+	sum, nv := 0.0, 0
+	for i, v := range ax {
+		a := v + beta*(v-axp[i])
+		if y[i]*a < 0 {
+			if cp > 0 && math.Abs(a) > cp {
+				sum += cp * cp
+				continue
+			}
+			sum += a * a
+			r[i] = lam * a
+			viol[nv] = i
+			nv++
+		}
+	}
+	s.lossSum, s.nviol = sum, nv
+	return lam * sum / 2, nv > 0
+}
+
+// lossValue returns the loss at ax (M) = A x, as loss does, without
+// the residual.
+func (s *splitting) lossValue(ax []float64) float64 {
+	y, cp := s.p.y[:len(ax)], s.cap
+	sum := 0.0
+	for i, a := range ax {
+		if y[i]*a < 0 {
+			if cp > 0 && math.Abs(a) > cp {
+				sum += cp * cp
+				continue
+			}
+			sum += a * a
+		}
+	}
+	return s.lambda * sum / 2
 }
 
 // mulTResidual sets grad = A^T s.r after loss, over the violated rows only
