@@ -178,14 +178,11 @@ func (s *splitting) residualAt(i int, a float64) float64 {
 // returns the loss and whether r has a non-zero entry.
 // It runs at every FISTA step over all M rows, so it is residualAt
 // written out: a clear and one predictable branch per row.
-func (s *splitting) loss() (float64, bool) { return s.lossFrom(s.ax) }
-
-// lossFrom is loss from ax (M) instead of s.ax.
-func (s *splitting) lossFrom(ax []float64) (float64, bool) {
+func (s *splitting) loss() (float64, bool) {
 	r, y, lam, cp, viol := s.r, s.p.y, s.lambda, s.cap, s.viol
 	clear(r)
 	sum, nv := 0.0, 0
-	for i, a := range ax {
+	for i, a := range s.ax {
 		if y[i]*a < 0 {
 			if cp > 0 && math.Abs(a) > cp {
 				sum += cp * cp
@@ -199,58 +196,19 @@ func (s *splitting) lossFrom(ax []float64) (float64, bool) {
 	}
 	s.lossSum, s.nviol = sum, nv
 	return lam * sum / 2, nv > 0
-}
-
-// lossExtrapolated is lossFrom at A y = A x + beta (A x - A xp) for the
-// products ax = A x and axp = A xp (FISTA's extrapolation y = x +
-// beta (x - xp)), formed row by row and not stored.
-func (s *splitting) lossExtrapolated(ax, axp []float64, beta float64) (float64, bool) {
-	r, lam, cp, viol := s.r, s.lambda, s.cap, s.viol
-	y, axp := s.p.y[:len(ax)], axp[:len(ax)]
-	clear(r)
-	sum, nv := 0.0, 0
-	for i, v := range ax {
-		a := v + beta*(v-axp[i])
-		if y[i]*a < 0 {
-			if cp > 0 && math.Abs(a) > cp {
-				sum += cp * cp
-				continue
-			}
-			sum += a * a
-			r[i] = lam * a
-			viol[nv] = i
-			nv++
-		}
-	}
-	s.lossSum, s.nviol = sum, nv
-	return lam * sum / 2, nv > 0
-}
-
-// lossValue returns the loss at ax (M) = A x, as loss does, without
-// the residual.
-func (s *splitting) lossValue(ax []float64) float64 {
-	y, cp := s.p.y[:len(ax)], s.cap
-	sum := 0.0
-	for i, a := range ax {
-		if y[i]*a < 0 {
-			if cp > 0 && math.Abs(a) > cp {
-				sum += cp * cp
-				continue
-			}
-			sum += a * a
-		}
-	}
-	return s.lambda * sum / 2
 }
 
 // mulTResidual sets grad = A^T s.r after loss, over the violated rows only
 // when they are few.
-func (s *splitting) mulTResidual(grad []float64) {
-	if !s.op.full && float64(s.nviol) < compactSparseRows*float64(s.p.m) {
-		s.op.mulTRows(grad, s.r, s.viol[:s.nviol])
+func (s *splitting) mulTResidual(grad []float64) { s.mulTResidualOf(grad, s.r, s.viol[:s.nviol]) }
+
+// mulTResidualOf sets grad = A^T r for an r that is zero outside rows.
+func (s *splitting) mulTResidualOf(grad, r []float64, rows []int) {
+	if !s.op.full && float64(len(rows)) < compactSparseRows*float64(s.p.m) {
+		s.op.mulTRows(grad, r, rows)
 		return
 	}
-	s.op.mulT(grad, s.r)
+	s.op.mulT(grad, r)
 }
 
 // Func returns f(x) (used by FISTA only with backtracking).
