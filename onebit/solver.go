@@ -279,7 +279,6 @@ func (s *Solver) resize(p *Problem) {
 	if s.skipOut == nil {
 		s.skipOut = func(i int) bool { return s.out[i] }
 	}
-	s.sp.fw.lastL = 0 // the step constant is learnt anew by every call
 	s.full.setFull(p)
 	s.full.products, s.full.trans, s.full.work = 0, 0, 0
 	s.ws.products, s.ws.trans, s.ws.work = 0, 0, 0

@@ -72,7 +72,8 @@ func (s *splitting) Dims() (n1, n2, m int) { return s.op.k, s.op.k, 1 + s.op.k }
 // UpdateX1 is eq. 4: FISTA on f + g, warm-started from x. The Lipschitz
 // constant of grad f is lambda*||A||^2 + rho (the one-sided quadratic has
 // Hessian lambda*A_V^T A_V on the violated rows V, never more than
-// lambda*A^T A).
+// lambda*A^T A): neadmm.FISTA's fixed step on the full Phi, the upper
+// bound of fistaCompact's adaptive one on a working set.
 func (s *splitting) UpdateX1(x, w, y []float64, rho float64) error {
 	s.rho = rho
 	k := len(x)
