@@ -21,7 +21,8 @@
 // FISTA steps take an adaptive step instead (the sufficient-decrease test
 // of Beck and Teboulle from half the previous x-update's constant, capped
 // at that L: only the violated rows curve the loss) and multiply only the
-// trial points, forming A y from the last two (see splitting.fistaCompact),
+// trial points, forming A y at the extrapolated point from the last two
+// products (about half the FISTA steps and products of the fixed step),
 // and after each restricted solve one product with Phi^T over the violated
 // rows checks the stationarity of the full problem, |lambda (Phi^T r)_j|
 // <= 1 for every j outside; the violators join and the solve continues.
