@@ -17,8 +17,13 @@
 // iterate, and the w-update (eq. 5) solved exactly by neadmm.SphereProx.
 // With Options.WorkingSet (the default) A is a working set of columns of
 // Phi: neADMM runs on the problem restricted to them (a compact copy of
-// the columns; ||A||^2 by a warm-started Lanczos process on them), and
-// after each restricted solve one product with Phi^T over the violated
+// the columns; ||A||^2 by a warm-started Lanczos process on them), its
+// FISTA steps take an adaptive step instead (the sufficient-decrease test
+// of Beck and Teboulle from half the previous x-update's constant, capped
+// at that L: only the violated rows curve the loss) and multiply only the
+// trial points, forming A y at the extrapolated point from the last two
+// products (about half the FISTA steps and products of the fixed step),
+// and after each restricted solve one product with Phi^T over the violated
 // rows checks the stationarity of the full problem, |lambda (Phi^T r)_j|
 // <= 1 for every j outside; the violators join and the solve continues.
 // With Options.CoordinateCheck (the default) the best signed coordinate

@@ -25,6 +25,8 @@ type operator struct {
 	// diagonal and off-diagonal, the Ritz vector's coefficients, scratch.
 	lq, la, lb, ls, lt []float64
 
+	gen int // counts the changes of the columns (setCompact, add, drop)
+
 	products, trans int     // product calls, and of them with the transpose
 	work            float64 // their cost in full products
 }
@@ -47,6 +49,7 @@ func (o *operator) setFull(p *Problem) {
 // setCompact makes o an empty working set of p's columns.
 func (o *operator) setCompact(p *Problem) {
 	o.p, o.full, o.k = p, false, 0
+	o.gen++
 	o.idx = o.idx[:0]
 	o.pos = growInts(o.pos, p.n)
 	for j := range o.pos {
@@ -60,6 +63,7 @@ func (o *operator) add(js []int) {
 	m, n := o.p.m, o.p.n
 	k0 := o.k
 	o.k += len(js)
+	o.gen++
 	o.cols = growKeep(o.cols, o.k*m)
 	for t, j := range js {
 		o.pos[j] = k0 + t
@@ -342,6 +346,7 @@ func (o *operator) mulTRows(dst, r []float64, rows []int) {
 func (o *operator) drop(drop func(c int) bool, move func(from, to int)) {
 	m := o.p.m
 	k := 0
+	o.gen++
 	for c, j := range o.idx {
 		if drop(c) {
 			o.pos[j] = -1

@@ -51,6 +51,7 @@ type splitting struct {
 	xPrev                        []float64 // k: x before the x-update
 
 	ctx context.Context // the engine's, from Start
+	fw  fistaWork       // fistaCompact's
 }
 
 func (s *splitting) resize(m, n int) {
@@ -60,6 +61,7 @@ func (s *splitting) resize(m, n int) {
 	s.ax = buf.Grow(s.ax, m)
 	s.r = buf.Grow(s.r, m)
 	s.viol = growInts(s.viol, m)
+	s.fw.resize(m, n)
 	if s.residual == nil {
 		s.residual = s.residualAt
 	}
@@ -70,7 +72,8 @@ func (s *splitting) Dims() (n1, n2, m int) { return s.op.k, s.op.k, 1 + s.op.k }
 // UpdateX1 is eq. 4: FISTA on f + g, warm-started from x. The Lipschitz
 // constant of grad f is lambda*||A||^2 + rho (the one-sided quadratic has
 // Hessian lambda*A_V^T A_V on the violated rows V, never more than
-// lambda*A^T A).
+// lambda*A^T A): neadmm.FISTA's fixed step on the full Phi, the upper
+// bound of fistaCompact's adaptive one on a working set.
 func (s *splitting) UpdateX1(x, w, y []float64, rho float64) error {
 	s.rho = rho
 	k := len(x)
@@ -82,6 +85,15 @@ func (s *splitting) UpdateX1(x, w, y []float64, rho float64) error {
 			s.fopt.Tol = max(s.innerTol, s.innerRel*s.lastMove)
 		}
 		copy(s.xPrev[:k], x)
+	}
+	if !s.op.full {
+		steps, err := s.fistaCompact(x, s.fopt.Tol, s.fopt.MaxIter)
+		s.inner += steps
+		if s.innerRel > 0 {
+			vec.AddScaledTo(s.xPrev[:k], x, -1, s.xPrev[:k])
+			s.lastMove = vec.Nrm2(s.xPrev[:k])
+		}
+		return err
 	}
 	res, err := s.fista.Solve(s.ctx, s, x, s.fopt)
 	s.inner += res.Iterations
@@ -189,12 +201,15 @@ func (s *splitting) loss() (float64, bool) {
 
 // mulTResidual sets grad = A^T s.r after loss, over the violated rows only
 // when they are few.
-func (s *splitting) mulTResidual(grad []float64) {
-	if !s.op.full && float64(s.nviol) < compactSparseRows*float64(s.p.m) {
-		s.op.mulTRows(grad, s.r, s.viol[:s.nviol])
+func (s *splitting) mulTResidual(grad []float64) { s.mulTResidualOf(grad, s.r, s.viol[:s.nviol]) }
+
+// mulTResidualOf sets grad = A^T r for an r that is zero outside rows.
+func (s *splitting) mulTResidualOf(grad, r []float64, rows []int) {
+	if !s.op.full && float64(len(rows)) < compactSparseRows*float64(s.p.m) {
+		s.op.mulTRows(grad, r, rows)
 		return
 	}
-	s.op.mulT(grad, s.r)
+	s.op.mulT(grad, r)
 }
 
 // Func returns f(x) (used by FISTA only with backtracking).
