@@ -45,6 +45,10 @@ type centerWork struct {
 	// capS is the support size the buffers above are sized for (see
 	// reserve).
 	capS   int
+	// capM is the most rows b has been sized for: b is kept at capM x capS,
+	// so a wider support after a taller load does not shrink it and make
+	// the next tall load allocate again.
+	capM int
 	passes int // passes over b (load and major cycles), for the cost
 	// cancelled reports that the last solve stopped because done was
 	// closed (it returned 0).
@@ -127,7 +131,8 @@ func (cw *centerWork) reserve(m, s int) {
 		// More rows than before at the same width (a bound's pool, or a
 		// problem with more measurements): growing the width too made it
 		// grow by half at every call.
-		if cap(cw.b) < m*cw.capS {
+		if m > cw.capM {
+			cw.capM = m
 			cw.b = make([]float64, m*cw.capS)
 		}
 		return
@@ -135,7 +140,8 @@ func (cw *centerWork) reserve(m, s int) {
 	c := max(s, cw.capS+cw.capS/2, 8)
 	gs := c + 3 // the corral never holds more than s+2 points
 	cw.capS = c
-	cw.b = make([]float64, m*c)
+	cw.capM = max(cw.capM, m)
+	cw.b = make([]float64, cw.capM*c)
 	cw.p, cw.d = make([]float64, c), make([]float64, c)
 	cw.corral, cw.kept = make([]int, 0, gs), make([]int, gs)
 	cw.lam, cw.rhs, cw.alpha = make([]float64, 0, gs), make([]float64, 0, gs), make([]float64, 0, gs)
