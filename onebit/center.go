@@ -44,11 +44,11 @@ type centerWork struct {
 	p, d []float64 // current point (s), scratch (s)
 	// capS is the support size the buffers above are sized for (see
 	// reserve).
-	capS   int
+	capS int
 	// capM is the most rows b has been sized for: b is kept at capM x capS,
 	// so a wider support after a taller load does not shrink it and make
 	// the next tall load allocate again.
-	capM int
+	capM   int
 	passes int // passes over b (load and major cycles), for the cost
 	// cancelled reports that the last solve stopped because done was
 	// closed (it returned 0).
