@@ -196,10 +196,13 @@ func TestRecoverFlips(t *testing.T) {
 // polished estimate replaces the other only with a larger margin, stays
 // consistent with every sign, and on these instances is nearer the truth
 // on average (the polish took the mean error from 0.0606 to 0.0527 on 50
-// such instances, N = 1000).
+// such instances, N = 1000; after the working set's own FISTA it changed
+// 32 of 100 and moved their error by -0.0149 ± 0.0050). Eight seeds run
+// in short mode too: the polish acts on 3 of them, and on the first four
+// only once, a single instance on which it may lose (seed 2: +0.008).
 func TestRecoverPolish(t *testing.T) {
 	const n, m, k = 1000, 250, 10
-	seeds := testSeeds(8, 4)
+	seeds := uint64(8)
 	var s onebit.Solver
 	polished := 0
 	sumOn, sumOff := 0.0, 0.0
