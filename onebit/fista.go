@@ -182,19 +182,16 @@ func (s *splitting) lossPass(az, axk []float64, beta float64) (fz, fy float64) {
 	for i, v := range az {
 		yi := y[i]
 		if yi*v < 0 {
-			if cp > 0 && math.Abs(v) > cp {
-				sz += cp * cp
-			} else {
-				sz += v * v
-			}
+			sq, _ := cappedSq(v, cp)
+			sz += sq
 		}
 		a := v + beta*(v-axk[i])
 		if yi*a < 0 {
-			if cp > 0 && math.Abs(a) > cp {
-				sy += cp * cp
+			sq, in := cappedSq(a, cp)
+			sy += sq
+			if !in {
 				continue
 			}
-			sy += a * a
 			r[i] = lam * a
 			viol[nv] = i
 			nv++

@@ -86,17 +86,16 @@ func (s *splitting) UpdateX1(x, w, y []float64, rho float64) error {
 		}
 		copy(s.xPrev[:k], x)
 	}
-	if !s.op.full {
-		steps, err := s.fistaCompact(x, s.fopt.Tol, s.fopt.MaxIter)
-		s.inner += steps
-		if s.innerRel > 0 {
-			vec.AddScaledTo(s.xPrev[:k], x, -1, s.xPrev[:k])
-			s.lastMove = vec.Nrm2(s.xPrev[:k])
-		}
-		return err
+	var steps int
+	var err error
+	if s.op.full {
+		var res neadmm.FISTAResult
+		res, err = s.fista.Solve(s.ctx, s, x, s.fopt)
+		steps = res.Iterations
+	} else {
+		steps, err = s.fistaCompact(x, s.fopt.Tol, s.fopt.MaxIter)
 	}
-	res, err := s.fista.Solve(s.ctx, s, x, s.fopt)
-	s.inner += res.Iterations
+	s.inner += steps
 	if s.innerRel > 0 {
 		vec.AddScaledTo(s.xPrev[:k], x, -1, s.xPrev[:k])
 		s.lastMove = vec.Nrm2(s.xPrev[:k])
@@ -163,15 +162,25 @@ func (s *splitting) l1(x []float64) float64 {
 // capped, into lossSum.
 func (s *splitting) residualAt(i int, a float64) float64 {
 	if s.p.y[i]*a < 0 {
-		if s.cap > 0 && math.Abs(a) > s.cap {
-			s.lossSum += s.cap * s.cap
+		sq, in := cappedSq(a, s.cap)
+		s.lossSum += sq
+		if !in {
 			return 0
 		}
-		s.lossSum += a * a
 		s.nviol++
 		return s.lambda * a
 	}
 	return 0
+}
+
+// cappedSq is a violated row's term of the loss: a^2, or cap^2 beyond the
+// cap (cap > 0), where the row's residual is 0 (in reports a within it).
+// Small enough to inline into the loops over the rows.
+func cappedSq(a, cp float64) (sq float64, in bool) {
+	if cp > 0 && math.Abs(a) > cp {
+		return cp * cp, false
+	}
+	return a * a, true
 }
 
 // loss sets s.r to lambda times the residual of the one-sided quadratic
@@ -185,11 +194,11 @@ func (s *splitting) loss() (float64, bool) {
 	sum, nv := 0.0, 0
 	for i, a := range s.ax {
 		if y[i]*a < 0 {
-			if cp > 0 && math.Abs(a) > cp {
-				sum += cp * cp
+			sq, in := cappedSq(a, cp)
+			sum += sq
+			if !in {
 				continue
 			}
-			sum += a * a
 			r[i] = lam * a
 			viol[nv] = i
 			nv++
