@@ -86,8 +86,13 @@ func TestCalibrate(t *testing.T) {
 		}
 	}
 	// Each call costs at least per, so at most target/per = 250 fit; a
-	// loaded machine only lowers the estimate, hence the wide lower bound.
-	n := calibrate(context.Background(), busy, 5*time.Millisecond)
+	// loaded machine only lowers the estimate (a thread descheduled for
+	// 50 ms as a timing ends took it to 22 under the race detector at
+	// load 4), hence the wide lower bound and the best of five tries.
+	n := 0
+	for try := 0; try < 5 && n < 25; try++ {
+		n = max(n, calibrate(context.Background(), busy, 5*time.Millisecond))
+	}
 	if n > 250 || n < 25 {
 		t.Errorf("calibrate = %d calls, want about 250", n)
 	}
