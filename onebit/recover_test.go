@@ -109,6 +109,9 @@ func TestRecoverOptions(t *testing.T) {
 		"Cap < 0":           func(o *onebit.RecoverOptions) { o.Cap = -1 },
 		"SupportGrowth 1":   func(o *onebit.RecoverOptions) { o.SupportGrowth = 1 },
 		"SupportGrowth Inf": func(o *onebit.RecoverOptions) { o.SupportGrowth = math.Inf(1) },
+		"CleanEpsRel < 0":   func(o *onebit.RecoverOptions) { o.CleanEpsRel = -0.1 },
+		"CleanEpsRel NaN":   func(o *onebit.RecoverOptions) { o.CleanEpsRel = math.NaN() },
+		"CleanEpsRel Inf":   func(o *onebit.RecoverOptions) { o.CleanEpsRel = math.Inf(1) },
 		// issue 14: an overflow within a stage and a runaway number of
 		// stages are rejected before any work, naming the stage.
 		"RhoPower 70":        func(o *onebit.RecoverOptions) { o.RhoPower = 70 },
@@ -188,6 +191,44 @@ func TestRecoverFlips(t *testing.T) {
 		assert.False(t, rc.Regressed)
 		assert.Greater(t, onebit.AngularError(in.X, xc), e, "seed %d", seed)
 		assert.Greater(t, rc.Support, res.Support, "seed %d", seed)
+	}
+}
+
+// TestRecoverCleanEpsRel checks the gate of RecoverOptions.CleanEpsRel:
+// with clean signs the looser stage tolerance applies (fewer outer
+// iterations) and the estimate stays as near the truth; with 10% of the
+// signs flipped the regression sees them and the tight one applies, so
+// the option changes nothing there, bit for bit.
+func TestRecoverCleanEpsRel(t *testing.T) {
+	var s onebit.Solver
+	ctx := context.Background()
+	tight := onebit.DefaultRecoverOptions()
+	tight.CleanEpsRel = 0
+	run := func(p *onebit.Problem, o onebit.RecoverOptions) ([]float64, onebit.RecoverResult) {
+		x := make([]float64, 200)
+		res, err := s.Recover(ctx, p, x, o)
+		require.NoError(t, err)
+		return x, res
+	}
+	seeds := testSeeds(4, 2)
+	for seed := uint64(0); seed < seeds; seed++ {
+		in := mustGenerate(t, 400, 200, 5, seed)
+		p := mustProblem(t, in)
+		x0, r0 := run(p, tight)
+		x1, r1 := run(p, onebit.DefaultRecoverOptions())
+		assert.Less(t, r1.Iterations, r0.Iterations, "seed %d: clean signs, the loose tolerance must apply", seed)
+		// Both are centers of consistency cells; 0.03 is TestRecover's
+		// bound, and the two supports are the same on these seeds.
+		assert.Less(t, onebit.AngularError(in.X, x1), 0.03, "seed %d", seed)
+		assert.Less(t, onebit.AngularError(x0, x1), 0.03, "seed %d", seed)
+
+		fl, err := onebit.Generate(onebit.GenOptions{M: 400, N: 200, K: 5, Flip: 0.1, Seed: seed})
+		require.NoError(t, err)
+		p = mustProblem(t, fl)
+		x0, r0 = run(p, tight)
+		x1, r1 = run(p, onebit.DefaultRecoverOptions())
+		assert.Equal(t, r0.Iterations, r1.Iterations, "seed %d: flipped signs, the tight tolerance must apply", seed)
+		assert.Equal(t, x0, x1, "seed %d", seed)
 	}
 }
 
