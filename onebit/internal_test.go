@@ -700,7 +700,12 @@ func TestPolishGatherGate(t *testing.T) {
 	var s Solver
 	x := make([]float64, n)
 	set := [2]int{} // polishes seen setting the wanted value: Generate, Rademacher
-	for seed := uint64(0); seed < 8; seed++ {
+	// Up to 24 seeds, until both kinds were seen: the polish acts on a
+	// few of them, which ones depending on the stage tolerances and on
+	// the architecture's rounding (with RecoverOptions.CleanEpsRel, on 5
+	// and 3 of the 24 Rademacher ones on amd64 and arm64, none of the
+	// first 8 on arm64).
+	for seed := uint64(0); seed < 24 && (set[0] == 0 || set[1] == 0); seed++ {
 		in, err := Generate(GenOptions{M: m, N: n, K: k, Seed: 100 + seed})
 		if err != nil {
 			t.Fatal(err)
