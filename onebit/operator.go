@@ -229,8 +229,8 @@ func (o *operator) mulCols(dst, x []float64, idx []int) {
 // mulSigns sets dst (M) for a full operator to values with the signs
 // (sign: 0 counts as positive) of the dense product mul's, bit for bit on
 // every kernel, reading only the non-zero columns of x when they are few
-// (as mulSparse). Only the signs of dst are meaningful where rows were
-// gathered.
+// (as mulSparse; from o.colCache, a column at a time). Only the signs of
+// dst are meaningful where rows were gathered.
 //
 // Why the signs agree: let S be row i's exact sum of the products t_j =
 // phi_ij x_j over the nz non-zero entries of x, and A = sum_j |t_j|. The
@@ -243,8 +243,11 @@ func (o *operator) mulCols(dst, x []float64, idx []int) {
 // Higham's bound for any summation order), plus nz 2^-1075 for products
 // that underflow. If |s| > 2 gamma(nz) A (and that absolute term), then
 // |S| > gamma(nz) A: S, s and d share one sign, and d is not 0. mulSigns
-// tests |s| > signSlack(nz) a + signFloor with a the computed sum of the
-// |t_j|, which covers that with a wide margin (signSlack). Elsewhere (a
+// tests |s| > signSlack(nz) c + signFloor with c the computed sum of
+// |x_j| max_i |phi_ij| over the non-zero columns, at least A on every row
+// (A itself on a sign matrix, the only Phi it serves; a column with a few
+// large entries would only send more groups to the dense kernel), which
+// covers that with a wide margin (signSlack). Elsewhere (a
 // sum that is 0 in exact arithmetic, as on the lattice of BIHT's iterates
 // on a sign matrix, or non-finite values, which fail the comparison) the
 // row's group of four is recomputed by the dense kernel: vec.MulVec does
@@ -304,9 +307,10 @@ func (o *operator) mulSigns(dst, x []float64) {
 }
 
 // signSlack is mulSigns's relative threshold for nz non-zero terms:
-// 16 (nz+32) u, 8 times 2 gamma(nz) and more, so that the rounding of a
-// (its computed sum of magnitudes, at least (1-gamma(nz)) times the exact
-// one) and of the product tol*a cannot bring it below 2 gamma(nz) A. The
+// 16 (nz+32) u, 8 times 2 gamma(nz) and more, so that the rounding of c
+// (its computed sum of nz products, at least (1-gamma(nz+1)) times the
+// exact one) and of the product with it cannot bring it below
+// 2 gamma(nz) A. The
 // cost of the margin is a few more groups recomputed densely; it is not
 // tight (mulSigns's test checks that it is not loose enough to let a
 // wrong sign through on lattice sums, where rounding decides).
