@@ -17,10 +17,15 @@ import "github.com/neadmm/neadmm/internal/buf"
 type boundWork struct {
 	rows []int  // the pool: measurement indices
 	in   []bool // M: membership in the pool
+	pos  []int  // M: the position in rows of a member
 	cw   centerWork
 	col  []float64 // a column of Phi on the pool's rows
 	y    []float64 // the signs of the pool's rows
 	x    []float64 // the start direction (len of the support)
+	// ran reports that the last bound ran to the pool's minimum-norm
+	// point without bounding the margin: its corral then starts the
+	// computation on all rows (see Solver.trialMargin).
+	ran bool
 }
 
 // boundPool caps the pool's rows (a support of 20 has up to 21 support
@@ -41,6 +46,7 @@ func (cw *centerWork) resetBound(m int) {
 	}
 	bw := cw.bound
 	bw.in = growBools(bw.in, m)
+	bw.pos = growInts(bw.pos, m)
 	clear(bw.in)
 	bw.rows = bw.rows[:0]
 }
@@ -56,6 +62,7 @@ func (bw *boundWork) addCorral(cw *centerWork) {
 	for _, r := range cw.corral {
 		if i := cw.rowIdx[r]; !bw.in[i] {
 			bw.in[i] = true
+			bw.pos[i] = len(bw.rows)
 			bw.rows = append(bw.rows, i)
 		}
 	}
@@ -71,6 +78,9 @@ func (bw *boundWork) addCorral(cw *centerWork) {
 // none of their estimates changed.
 func (s *Solver) below(p *Problem, sup []int, floor float64) bool {
 	bw := s.cw.bound
+	if bw != nil {
+		bw.ran = false
+	}
 	if bw == nil || s.cw.boundOff || len(bw.rows) == 0 || floor < 0 {
 		return false
 	}
@@ -101,11 +111,13 @@ func (s *Solver) below(p *Problem, sup []int, floor float64) bool {
 	if cw.load(nr, q, col, bw.y, func(t int) bool { return s.out[bw.rows[t]] }) == 0 {
 		return false
 	}
+	s.startFrom(cw, bw, s.warmRows, s.warmLam)
 	cw.solve(bw.x, q, floor*(1-boundSafety), s.wolfeCap, s.done)
 	s.ws.work += float64(cw.passes*q*nr) / float64(p.n*p.m)
 	if cw.cancelled {
 		s.cancelled = true
 		return false
 	}
+	bw.ran = !cw.belowFloor
 	return cw.belowFloor
 }

@@ -33,7 +33,12 @@ type centerWork struct {
 	// G + 1 1^T on the corral's first cholN points (see affine).
 	chol  []float64
 	cholN int
-	dots  []float64 // M: <b_i, point> of every row
+	// z holds L^{-1} 1 for the factor's first zN rows (zN <= cholN):
+	// the forward substitution's entries depend only on the rows above,
+	// so those of the rows kept are not computed again.
+	z    []float64
+	zN   int
+	dots []float64 // M: <b_i, point> of every row
 	// gram holds <b_t, b_u> for the corral's points t, u (in corral
 	// order, row stride gs), kept across minor cycles so that a point's
 	// products are formed once; kept lists the positions a compaction
@@ -61,6 +66,13 @@ type centerWork struct {
 	// first use; boundOff turns it off (tests compare).
 	bound    *boundWork
 	boundOff bool
+	// start and startLam, if start is not empty, give the corral (rows
+	// of b) and convex weights that the next solve starts from instead
+	// of the single row nearest x (see warm); solve empties start.
+	// warmOff makes the search's trials start cold (tests compare).
+	start    []int
+	startLam []float64
+	warmOff  bool
 }
 
 // Wolfe's algorithm stops when no point improves the current one by more
@@ -146,6 +158,7 @@ func (cw *centerWork) reserve(m, s int) {
 	cw.corral, cw.kept = make([]int, 0, gs), make([]int, gs)
 	cw.lam, cw.rhs, cw.alpha = make([]float64, 0, gs), make([]float64, 0, gs), make([]float64, 0, gs)
 	cw.gram, cw.chol = make([]float64, gs*gs), make([]float64, gs*gs)
+	cw.z = make([]float64, gs)
 }
 
 // solve runs Wolfe's algorithm (at most maxIter major cycles, each after a
@@ -155,37 +168,41 @@ func (cw *centerWork) reserve(m, s int) {
 // less when the origin lies in the hull: the signs are then not separable
 // on this support, and x is left unchanged. The norm of Wolfe's point
 // only decreases, so it stops as soon as the margin cannot exceed floor
-// (returning 0; floor = 0 asks for the exact answer).
+// (returning 0; floor = 0 asks for the exact answer). It starts from the
+// row nearest x, or from cw.start if set (see warm).
 func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done <-chan struct{}) float64 {
 	n := cw.rows
 	if n == 0 {
+		cw.start = cw.start[:0] // a start is for this load only
 		return 0
 	}
 	cw.p, cw.d = cw.p[:s], cw.d[:s] // sized by load's reserve
 	cw.gs = s + 3                   // the corral never holds more than s+2 points
 	cw.corral, cw.lam = cw.corral[:0], cw.lam[:0]
 	b := func(i int) []float64 { return cw.b[i*s : (i+1)*s] }
-	// Start from the row closest to the current estimate's direction.
-	// The products with all rows in one call to the row kernels (MulVec),
-	// which serve four rows per load of the point.
 	bm := cw.b[:n*s]
 	cw.dots = buf.Grow(cw.dots, n)
 	dots := cw.dots
-	vec.MulVec(dots, bm, n, s, x)
-	i0, best := 0, math.Inf(-1)
-	for i, v := range dots {
-		if v > best {
-			i0, best = i, v
-		}
-	}
-	cw.corral = append(cw.corral, i0)
-	cw.lam = append(cw.lam, 1)
 	cw.gram, cw.chol = cw.gram[:cw.gs*cw.gs], cw.chol[:cw.gs*cw.gs]
-	cw.cholN = 0
+	cw.cholN, cw.zN = 0, 0
 	cw.kept = cw.kept[:cw.gs]
-	cw.gramRow(0, s)
-	copy(cw.p, b(i0))
 	cw.cancelled, cw.belowFloor = false, false
+	if !cw.warm(s) {
+		// Start from the row closest to the current estimate's direction.
+		// The products with all rows in one call to the row kernels
+		// (MulVec), which serve four rows per load of the point.
+		vec.MulVec(dots, bm, n, s, x)
+		i0, best := 0, math.Inf(-1)
+		for i, v := range dots {
+			if v > best {
+				i0, best = i, v
+			}
+		}
+		cw.corral = append(cw.corral, i0)
+		cw.lam = append(cw.lam, 1)
+		cw.gramRow(0, s)
+		copy(cw.p, b(i0))
+	}
 	for it := 0; it < maxIter; it++ {
 		if done != nil {
 			select {
@@ -215,50 +232,7 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 		cw.corral = append(cw.corral, j)
 		cw.lam = append(cw.lam, 0)
 		cw.gramRow(len(cw.corral)-1, s)
-		// Minor cycles: move to the affine minimizer of the corral, or as
-		// far towards it as the weights stay >= 0, dropping the points
-		// whose weight reaches 0.
-		for len(cw.corral) > 0 {
-			if !cw.affine() {
-				// Singular: the corral is affinely dependent; drop the
-				// newest point's predecessor with the smallest weight.
-				cw.dropSmallest()
-				continue
-			}
-			allPos := true
-			for _, a := range cw.alpha {
-				if a <= 0 {
-					allPos = false
-					break
-				}
-			}
-			if allPos {
-				copy(cw.lam, cw.alpha)
-				break
-			}
-			theta := 1.0
-			for t, a := range cw.alpha {
-				if a <= 0 {
-					if d := cw.lam[t] - a; d > 0 {
-						theta = min(theta, cw.lam[t]/d)
-					}
-				}
-			}
-			q := 0
-			for t := range cw.corral {
-				l := (1-theta)*cw.lam[t] + theta*cw.alpha[t]
-				if l > 1e-15 {
-					cw.corral[q], cw.lam[q], cw.kept[q] = cw.corral[t], l, t
-					q++
-				}
-			}
-			cw.corral, cw.lam = cw.corral[:q], cw.lam[:q]
-			cw.compactGram(q)
-		}
-		clear(cw.p)
-		for t, i := range cw.corral {
-			vec.Axpy(cw.lam[t], b(i), cw.p)
-		}
+		cw.minor(s)
 		if len(cw.corral) > s+1 { // cannot happen in exact arithmetic
 			break
 		}
@@ -280,6 +254,103 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 		x[c] = cw.p[c] / np
 	}
 	return margin
+}
+
+// minor runs Wolfe's minor cycles from the corral's weights lam: move to
+// the affine minimizer of the corral, or as far towards it as the weights
+// stay >= 0, dropping the points whose weight reaches 0; then sets p to
+// the corral's point.
+func (cw *centerWork) minor(s int) {
+	for len(cw.corral) > 0 {
+		if !cw.affine() {
+			// Singular: the corral is affinely dependent; drop the
+			// newest point's predecessor with the smallest weight.
+			cw.dropSmallest()
+			continue
+		}
+		allPos := true
+		for _, a := range cw.alpha {
+			if a <= 0 {
+				allPos = false
+				break
+			}
+		}
+		if allPos {
+			copy(cw.lam, cw.alpha)
+			break
+		}
+		theta := 1.0
+		for t, a := range cw.alpha {
+			if a <= 0 {
+				if d := cw.lam[t] - a; d > 0 {
+					theta = min(theta, cw.lam[t]/d)
+				}
+			}
+		}
+		q := 0
+		for t := range cw.corral {
+			l := (1-theta)*cw.lam[t] + theta*cw.alpha[t]
+			if l > 1e-15 {
+				cw.corral[q], cw.lam[q], cw.kept[q] = cw.corral[t], l, t
+				q++
+			}
+		}
+		cw.corral, cw.lam = cw.corral[:q], cw.lam[:q]
+		cw.compactGram(q)
+	}
+	clear(cw.p)
+	for t, i := range cw.corral {
+		vec.Axpy(cw.lam[t], cw.b[i*s:(i+1)*s], cw.p)
+	}
+}
+
+// warm starts the corral from cw.start (rows of b) and cw.startLam, if
+// start is not empty: the s+1 of largest weight at most (more are
+// affinely dependent in s dimensions), their weights renormalized, then
+// the minor cycles to a point of their hull. It empties start and
+// reports whether it started so. The minimum-norm point of the hull does
+// not depend on the start; Wolfe's algorithm from a neighbouring
+// support's corral reaches it (or proves it below a floor) in a few
+// major cycles instead of one per corral point.
+func (cw *centerWork) warm(s int) bool {
+	st, sl := cw.start, cw.startLam
+	cw.start, cw.startLam = cw.start[:0], cw.startLam[:0]
+	if len(st) == 0 {
+		return false
+	}
+	for len(st) > s+1 { // drop the smallest weight
+		t0 := 0
+		for t := range sl {
+			if sl[t] < sl[t0] {
+				t0 = t
+			}
+		}
+		st = append(st[:t0], st[t0+1:]...)
+		sl = append(sl[:t0], sl[t0+1:]...)
+	}
+	// Largest weights first: a point dropped by the minor cycles
+	// invalidates the Cholesky rows from its position on, and the light
+	// ones are the likely drops.
+	for t := 1; t < len(st); t++ {
+		for u := t; u > 0 && sl[u] > sl[u-1]; u-- {
+			sl[u], sl[u-1] = sl[u-1], sl[u]
+			st[u], st[u-1] = st[u-1], st[u]
+		}
+	}
+	sum := 0.0
+	for _, l := range sl {
+		sum += l
+	}
+	if !(sum > 0) {
+		return false
+	}
+	for t, i := range st {
+		cw.corral = append(cw.corral, i)
+		cw.lam = append(cw.lam, sl[t]/sum)
+		cw.gramRow(t, s)
+	}
+	cw.minor(s)
+	return true
 }
 
 // affine sets alpha to the weights (summing to 1) of the point of minimum
@@ -311,20 +382,24 @@ func (cw *centerWork) affine() bool {
 		}
 		if !(d > cholTol) {
 			cw.cholN = t
+			cw.zN = min(cw.zN, t)
 			return false
 		}
 		row[t] = math.Sqrt(d)
 		cw.cholN = t + 1
 	}
 	cw.rhs, cw.alpha = cw.rhs[:q], cw.alpha[:q] // within reserve's cap
-	v := cw.rhs[:q]
-	for t := range q { // L z = 1
+	z := cw.z[:q]
+	for t := cw.zN; t < q; t++ { // L z = 1
 		x := 1.0
 		for w, lw := range l[t*gs : t*gs+t] {
-			x -= lw * v[w]
+			x -= lw * z[w]
 		}
-		v[t] = x / l[t*gs+t]
+		z[t] = x / l[t*gs+t]
 	}
+	cw.zN = q
+	v := cw.rhs[:q]
+	copy(v, z)
 	for t := q - 1; t >= 0; t-- { // L^T v = z
 		x := v[t]
 		for w := t + 1; w < q; w++ {
@@ -400,6 +475,7 @@ func (cw *centerWork) compactGram(q int) {
 		k++
 	}
 	cw.cholN = k
+	cw.zN = min(cw.zN, k)
 	g, gs := cw.gram, cw.gs
 	for t := range q {
 		rt := cw.kept[t] * gs

@@ -21,6 +21,9 @@ type operator struct {
 
 	nzIdx []int // mulSparse: the non-zero entries of x
 
+	// colCache holds columns of a full Phi for mulSigns (see there).
+	colCache colCache
+
 	// norm2's Lanczos basis (rows of k), its tridiagonal matrix's
 	// diagonal and off-diagonal, the Ritz vector's coefficients, scratch.
 	lq, la, lb, ls, lt []float64
@@ -44,6 +47,78 @@ const compactSparseRows = 0.125
 // setFull makes o the full Phi of p.
 func (o *operator) setFull(p *Problem) {
 	o.p, o.full, o.k = p, true, p.n
+	o.colCache.reset(p.n)
+}
+
+// colCache keeps copies of some columns of a full Phi, contiguous, with
+// the largest magnitude of each: mulSigns's products with BIHT's iterates,
+// whose few non-zero columns change little from one iteration to the
+// next, then stream them instead of gathering one entry per row and
+// column (a cache line each).
+type colCache struct {
+	cols  []float64 // slot u is cols[u*m:(u+1)*m]
+	top   []float64 // the largest magnitude in each slot's column
+	owner []int     // the column in each slot
+	used  []int     // the stamp of each slot's last use
+	slot  []int     // N: the slot holding column j, or -1
+	stamp int
+}
+
+// reset empties the cache for a Phi of n columns.
+func (cc *colCache) reset(n int) {
+	if len(cc.slot) != n {
+		cc.slot = growInts(cc.slot, n)
+		for j := range cc.slot {
+			cc.slot[j] = -1
+		}
+	} else {
+		for _, j := range cc.owner {
+			cc.slot[j] = -1
+		}
+	}
+	cc.owner, cc.used, cc.top = cc.owner[:0], cc.used[:0], cc.top[:0]
+	cc.stamp = 0
+}
+
+// colCacheSlots is the number of columns the cache holds for iterates of
+// nz non-zeros: twice as many, so that the columns an iterate leaves stay
+// while it may come back to them.
+func colCacheSlots(nz int) int { return max(2*nz, 16) }
+
+// get returns the slot holding column j of the full phi (m x n), copying
+// it in over the least recently used slot not used since the stamp
+// began (at least nz slots are kept).
+func (cc *colCache) get(phi []float64, m, n, j, nz int) int {
+	if u := cc.slot[j]; u >= 0 {
+		cc.used[u] = cc.stamp
+		return u
+	}
+	u := len(cc.owner)
+	if u < colCacheSlots(nz) {
+		cc.owner = append(cc.owner, j)
+		cc.used = append(cc.used, cc.stamp)
+		cc.top = append(cc.top, 0)
+		cc.cols = growKeep(cc.cols, (u+1)*m)
+	} else {
+		u = 0
+		for t, s := range cc.used {
+			if s < cc.used[u] {
+				u = t
+			}
+		}
+		cc.slot[cc.owner[u]] = -1
+		cc.owner[u], cc.used[u] = j, cc.stamp
+	}
+	cc.slot[j] = u
+	col := cc.cols[u*m : (u+1)*m]
+	top := 0.0
+	for i := range col {
+		v := phi[i*n+j]
+		col[i] = v
+		top = max(top, math.Abs(v))
+	}
+	cc.top[u] = top
+	return u
 }
 
 // setCompact makes o an empty working set of p's columns.
@@ -154,8 +229,8 @@ func (o *operator) mulCols(dst, x []float64, idx []int) {
 // mulSigns sets dst (M) for a full operator to values with the signs
 // (sign: 0 counts as positive) of the dense product mul's, bit for bit on
 // every kernel, reading only the non-zero columns of x when they are few
-// (as mulSparse). Only the signs of dst are meaningful where rows were
-// gathered.
+// (as mulSparse; from o.colCache, a column at a time). Only the signs of
+// dst are meaningful where rows were gathered.
 //
 // Why the signs agree: let S be row i's exact sum of the products t_j =
 // phi_ij x_j over the nz non-zero entries of x, and A = sum_j |t_j|. The
@@ -168,8 +243,11 @@ func (o *operator) mulCols(dst, x []float64, idx []int) {
 // Higham's bound for any summation order), plus nz 2^-1075 for products
 // that underflow. If |s| > 2 gamma(nz) A (and that absolute term), then
 // |S| > gamma(nz) A: S, s and d share one sign, and d is not 0. mulSigns
-// tests |s| > signSlack(nz) a + signFloor with a the computed sum of the
-// |t_j|, which covers that with a wide margin (signSlack). Elsewhere (a
+// tests |s| > signSlack(nz) c + signFloor with c the computed sum of
+// |x_j| max_i |phi_ij| over the non-zero columns, at least A on every row
+// (A itself on a sign matrix, the only Phi it serves; a column with a few
+// large entries would only send more groups to the dense kernel), which
+// covers that with a wide margin (signSlack). Elsewhere (a
 // sum that is 0 in exact arithmetic, as on the lattice of BIHT's iterates
 // on a sign matrix, or non-finite values, which fail the comparison) the
 // row's group of four is recomputed by the dense kernel: vec.MulVec does
@@ -193,7 +271,21 @@ func (o *operator) mulSigns(dst, x []float64) {
 	}
 	o.products++
 	phi := o.p.phi
-	tol := signSlack(len(idx))
+	// The gathered sums, a column at a time from the cache: each entry
+	// of dst sums its terms in the order of idx (with fused or plain
+	// multiply-adds, as the kernel does), so it is within gamma(nz) A of
+	// the exact sum, A <= c = sum_j |x_j| max_i |phi_ij|, one bound for
+	// every row (the exact A on a sign matrix).
+	cc := &o.colCache
+	cc.stamp++
+	clear(dst)
+	c := 0.0
+	for _, j := range idx {
+		u := cc.get(phi, m, n, j, len(idx))
+		vec.Axpy(x[j], cc.cols[u*m:(u+1)*m], dst)
+		c += math.Abs(x[j]) * cc.top[u]
+	}
+	thr := signSlack(len(idx))*c + signFloor
 	blocks := m &^ 3
 	redone := 0
 	for g0 := 0; g0 < m; {
@@ -202,37 +294,8 @@ func (o *operator) mulSigns(dst, x []float64) {
 			g1 = m // the last rows, which the dense kernel sums one by one
 		}
 		sure := true
-		if g1-g0 == 4 {
-			// Four rows at once: eight independent sums (each row's in
-			// the order of idx, the same bits as one row at a time), x
-			// and idx read once: 15-30% faster than row by row (Zen 5,
-			// M = 250-2000, 10-20 non-zeros).
-			r0 := phi[g0*n : (g0+1)*n]
-			r1 := phi[(g0+1)*n : (g0+2)*n]
-			r2 := phi[(g0+2)*n : (g0+3)*n]
-			r3 := phi[(g0+3)*n : (g0+4)*n]
-			var s0, s1, s2, s3, a0, a1, a2, a3 float64
-			for _, j := range idx {
-				xj := x[j]
-				t0, t1, t2, t3 := r0[j]*xj, r1[j]*xj, r2[j]*xj, r3[j]*xj
-				s0, s1, s2, s3 = s0+t0, s1+t1, s2+t2, s3+t3
-				a0, a1, a2, a3 = a0+math.Abs(t0), a1+math.Abs(t1), a2+math.Abs(t2), a3+math.Abs(t3)
-			}
-			dst[g0], dst[g0+1], dst[g0+2], dst[g0+3] = s0, s1, s2, s3
-			sure = math.Abs(s0) > tol*a0+signFloor && math.Abs(s1) > tol*a1+signFloor &&
-				math.Abs(s2) > tol*a2+signFloor && math.Abs(s3) > tol*a3+signFloor
-		} else {
-			for i := g0; i < g1; i++ {
-				row := phi[i*n : (i+1)*n]
-				s, a := 0.0, 0.0
-				for _, j := range idx {
-					t := row[j] * x[j]
-					s += t
-					a += math.Abs(t)
-				}
-				dst[i] = s
-				sure = sure && math.Abs(s) > tol*a+signFloor
-			}
+		for _, v := range dst[g0:g1] {
+			sure = sure && math.Abs(v) > thr
 		}
 		if !sure { // the dense kernel's own values for the group
 			vec.MulVec(dst[g0:g1], phi[g0*n:g1*n], g1-g0, n, x)
@@ -244,9 +307,10 @@ func (o *operator) mulSigns(dst, x []float64) {
 }
 
 // signSlack is mulSigns's relative threshold for nz non-zero terms:
-// 16 (nz+32) u, 8 times 2 gamma(nz) and more, so that the rounding of a
-// (its computed sum of magnitudes, at least (1-gamma(nz)) times the exact
-// one) and of the product tol*a cannot bring it below 2 gamma(nz) A. The
+// 16 (nz+32) u, 8 times 2 gamma(nz) and more, so that the rounding of c
+// (its computed sum of nz products, at least (1-gamma(nz+1)) times the
+// exact one) and of the product with it cannot bring it below
+// 2 gamma(nz) A. The
 // cost of the margin is a few more groups recomputed densely; it is not
 // tight (mulSigns's test checks that it is not loose enough to let a
 // wrong sign through on lattice sums, where rounding decides).

@@ -640,6 +640,7 @@ func (s *Solver) search(ctx context.Context, p *Problem, x []float64, opt *Recov
 	s.done, s.cancelled = ctx.Done(), false
 	defer func() { s.done = nil }()
 	s.cw.resetBound(p.m)
+	s.warmRows = s.warmRows[:0]
 	if len(s.support()) <= searchMaxSupport {
 		if opt.Refit {
 			s.refit(p, res)
@@ -648,8 +649,12 @@ func (s *Solver) search(ctx context.Context, p *Problem, x []float64, opt *Recov
 			s.prune(p, res)
 		}
 		if opt.Swap {
+			swapped := res.Swapped
 			s.swap(p, res)
-			if opt.Prune {
+			// Without a swap the support and its values are those the
+			// pruning above left, and pruning again would repeat its last
+			// round, whose trials all lost.
+			if opt.Prune && res.Swapped > swapped {
 				s.prune(p, res)
 			}
 		}
@@ -743,25 +748,89 @@ func (s *Solver) column(p *Problem, c int) []float64 {
 // cannot beat floor. With Wolfe's point kept in s.cw, and xc (len(sup))
 // set to the center's direction when the margin is positive.
 func (s *Solver) margin(p *Problem, sup []int, floor float64, res *RecoverResult) float64 {
-	return s.wolfeMargin(p, sup, floor, s.skipOut, res)
+	return s.wolfeMargin(p, sup, floor, s.skipOut, nil, nil, res)
 }
 
 // trialMargin is margin for a trial support of refit, prune or swap that
 // must beat floor >= 0: 0 without Wolfe's algorithm on all rows when the
 // pool of earlier support vectors bounds its margin by floor (see
-// boundWork), which leaves the search's choices as they were.
+// boundWork), which leaves the search's choices as they were. Both start
+// from the final corral of the current support's margin (s.warmRows; see
+// centerWork.warm), and the computation on all rows from the pool's when
+// the bound ran to its end without deciding; a trial that beats floor
+// leaves its corral in s.bestRows. Only the search's choices use a
+// trial's margin (not its direction), and the point of minimum norm does
+// not depend on the start: on the protocol's instances the estimates
+// stayed the same bit for bit (see the package documentation).
 func (s *Solver) trialMargin(p *Problem, sup []int, floor float64, res *RecoverResult) float64 {
 	if s.below(p, sup, floor) {
 		res.Bounded++
 		return 0
 	}
-	return s.margin(p, sup, floor, res)
+	rows, lam := s.warmRows, s.warmLam
+	if bw := s.cw.bound; bw != nil && bw.ran {
+		// The pool's point of minimum norm is nearer the trial's than
+		// the current support's corral.
+		s.poolRows, s.poolLam = s.poolRows[:0], s.poolLam[:0]
+		for u, r := range bw.cw.corral {
+			s.poolRows = append(s.poolRows, bw.rows[bw.cw.rowIdx[r]])
+			s.poolLam = append(s.poolLam, bw.cw.lam[u])
+		}
+		rows, lam = s.poolRows, s.poolLam
+	}
+	mg := s.wolfeMargin(p, sup, floor, s.skipOut, rows, lam, res)
+	if mg > floor && !s.cancelled {
+		s.bestRows, s.bestLam = s.snapshot(s.bestRows, s.bestLam)
+	}
+	return mg
+}
+
+// snapshot returns rows and lam set to the measurements and weights of
+// the last margin computation's final corral (s.cw): a warm start for
+// the trials of a neighbouring support (see centerWork.warm).
+func (s *Solver) snapshot(rows []int, lam []float64) ([]int, []float64) {
+	cw := &s.cw
+	rows, lam = rows[:0], lam[:0]
+	for u, r := range cw.corral {
+		rows = append(rows, cw.rowIdx[r])
+		lam = append(lam, cw.lam[u])
+	}
+	return rows, lam
+}
+
+// startFrom sets cw's start (see centerWork.warm) to the loaded rows of
+// the measurements rows, with their weights lam: cw is s.cw, loaded on
+// all measurements but the skipped ones, or, with pool, the bound's,
+// loaded on the pool's rows.
+func (s *Solver) startFrom(cw *centerWork, pool *boundWork, rows []int, lam []float64) {
+	cw.start, cw.startLam = cw.start[:0], cw.startLam[:0]
+	if s.cw.warmOff {
+		return
+	}
+	for u, i := range rows {
+		t := i
+		if pool != nil {
+			if !pool.in[i] {
+				continue
+			}
+			t = pool.pos[i]
+		}
+		if r, ok := slices.BinarySearch(cw.rowIdx[:cw.rows], t); ok {
+			cw.start = append(cw.start, r)
+			cw.startLam = append(cw.startLam, lam[u])
+		}
+	}
 }
 
 // wolfeMargin is margin with the measurements skip(i) left out: Wolfe's
 // algorithm on the slots sup from xs's values, its direction in xc and
 // its cost counted in res and the work.
-func (s *Solver) wolfeMargin(p *Problem, sup []int, floor float64, skip func(int) bool, res *RecoverResult) float64 {
+//
+// With start (measurements) and lam, Wolfe's algorithm starts from that
+// corral (see centerWork.warm): for a trial of refit, prune or swap, or
+// the swap's margin of the current support, whose margins only decide
+// (their directions are not kept); nil starts cold.
+func (s *Solver) wolfeMargin(p *Problem, sup []int, floor float64, skip func(int) bool, start []int, lam []float64, res *RecoverResult) float64 {
 	q := len(sup)
 	xc := s.xc[:q]
 	for u, c := range sup {
@@ -770,6 +839,9 @@ func (s *Solver) wolfeMargin(p *Problem, sup []int, floor float64, skip func(int
 	cw := &s.cw
 	cw.passes = 0
 	cw.load(p.m, q, func(u int) []float64 { return s.column(p, sup[u]) }, p.y, skip)
+	if len(start) > 0 {
+		s.startFrom(cw, nil, start, lam)
+	}
 	mg := cw.solve(xc, q, floor, s.wolfeCap, s.done)
 	s.cancelled = s.cancelled || cw.cancelled
 	if cw.bound != nil {
@@ -838,7 +910,9 @@ func (s *Solver) refit(p *Problem, res *RecoverResult) {
 	limit := max(2, min(len(s.support()), refitMaxExpand))
 	added := 0
 	for added < limit && !s.cancelled {
-		if s.margin(p, s.support(), 0, res) > 0 {
+		mg := s.margin(p, s.support(), 0, res)
+		s.warmRows, s.warmLam = s.snapshot(s.warmRows, s.warmLam)
+		if mg > 0 {
 			return
 		}
 		// BIHT's gradient at the current estimate, over all coordinates,
@@ -874,6 +948,7 @@ func (s *Solver) refit(p *Problem, res *RecoverResult) {
 			added++
 			res.Expanded++
 			if bestM > 0 {
+				s.warmRows, s.warmLam = append(s.warmRows[:0], s.bestRows...), append(s.warmLam[:0], s.bestLam...)
 				return
 			}
 		}
@@ -905,6 +980,7 @@ func (s *Solver) prune(p *Problem, res *RecoverResult) {
 		}
 		s.x[sup[bestT]] = 0
 		res.Pruned++
+		s.warmRows, s.warmLam = append(s.warmRows[:0], s.bestRows...), append(s.warmLam[:0], s.bestLam...)
 	}
 }
 
@@ -942,10 +1018,11 @@ func (s *Solver) swap(p *Problem, res *RecoverResult) {
 		if q == 0 || s.cancelled {
 			return
 		}
-		mu := s.margin(p, sup, 0, res)
+		mu := s.wolfeMargin(p, sup, 0, s.skipOut, s.warmRows, s.warmLam, res)
 		if mu <= 0 {
 			return
 		}
+		s.warmRows, s.warmLam = s.snapshot(s.warmRows, s.warmLam)
 		qv := s.g
 		clear(qv)
 		for u, r := range cw.corral {
@@ -973,6 +1050,7 @@ func (s *Solver) swap(p *Problem, res *RecoverResult) {
 		}
 		s.x[bc], s.x[sup[bt]] = s.x[sup[bt]], 0
 		res.Swapped++
+		s.warmRows, s.warmLam = append(s.warmRows[:0], s.bestRows...), append(s.warmLam[:0], s.bestLam...)
 	}
 }
 
@@ -993,7 +1071,7 @@ func (s *Solver) center(p *Problem, res *RecoverResult) {
 		// little is flagged; signs separable with all the others on the
 		// support are no outliers. Their margin is then the one below (no
 		// sign left out), so it is not computed twice.
-		if mg := s.wolfeMargin(p, sup, 0, nil, res); mg > 0 && !s.cancelled {
+		if mg := s.wolfeMargin(p, sup, 0, nil, nil, nil, res); mg > 0 && !s.cancelled {
 			clear(s.out)
 			res.Outliers, res.Margin, cleared = 0, mg, true
 		}
@@ -1130,7 +1208,7 @@ func (s *Solver) centerSkip(p *Problem, res *RecoverResult) float64 {
 	k := s.op.k
 	ax := s.sp.ax
 	s.op.mul(ax, s.x[:k])
-	mg := s.wolfeMargin(p, sup, 0, func(i int) bool { return s.out[i] || sign(ax[i]) != p.y[i] }, res)
+	mg := s.wolfeMargin(p, sup, 0, func(i int) bool { return s.out[i] || sign(ax[i]) != p.y[i] }, nil, nil, res)
 	if mg > 0 && !s.cancelled {
 		for u, c := range sup {
 			s.x[c] = s.xc[u]

@@ -16,8 +16,9 @@ import (
 // arithmetic and rounding decides the dense product's sign), on every
 // kernel path (vectest.ForEach: AVX-512, AVX2, generic; NEON on arm64),
 // that the plain gather (mulSparse) gets some of those signs wrong (so
-// the check can fail: with no slack, mulSigns fails it), and its cost
-// accounting and allocations.
+// the check can fail: with no slack, mulSigns fails it), that its column
+// cache is emptied for another problem, and its cost accounting and
+// allocations.
 func TestMulSigns(t *testing.T) {
 	vectest.ForEach(t, func(t *testing.T, _ vec.Kernels) { testMulSigns(t) })
 }
@@ -61,6 +62,23 @@ func testMulSigns(t *testing.T) {
 		for i := range plain {
 			if sign(plain[i]) != sign(dense[i]) {
 				wrong++
+			}
+		}
+	}
+	// Another problem of the same size on the same operator: its
+	// column cache must not serve the first one's columns.
+	_, p2 := rademacherFor(t, m, n, 10, 0, 8)
+	op.setFull(p2)
+	for trial := range 20 {
+		x := make([]float64, n)
+		for _, j := range rng.Perm(n)[:10] {
+			x[j] = float64(trial%3 + 1)
+		}
+		vec.MulVec(dense, p2.phi, m, n, x)
+		op.mulSigns(got, x)
+		for i := range got {
+			if sign(got[i]) != sign(dense[i]) {
+				t.Fatalf("second problem, trial %d row %d: sign of %g, dense %g", trial, i, got[i], dense[i])
 			}
 		}
 	}

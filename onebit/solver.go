@@ -241,9 +241,19 @@ type Solver struct {
 	overflow   bool            // a stage stopped so
 	cancelled  bool            // the search saw done closed
 	skipOut    func(i int) bool
-	out        []bool    // M: measurements left out as outliers
-	sup, trial []int     // support slots, and a trial support
-	pos        []int     // positions in a support (prune, swap)
+	out        []bool // M: measurements left out as outliers
+	sup, trial []int  // support slots, and a trial support
+	pos        []int  // positions in a support (prune, swap)
+	// warmRows and warmLam are the final corral (measurements, weights)
+	// of the current support's margin, from which the trials of prune
+	// and swap start (see centerWork.warm); bestRows and bestLam that of
+	// the best trial so far.
+	warmRows, bestRows []int
+	warmLam, bestLam   []float64
+	// poolRows and poolLam are the last bound's final corral, which
+	// starts the trial on all rows when the bound did not decide.
+	poolRows   []int
+	poolLam    []float64
 	cands      []int     // candidates of the search
 	xc, colBuf []float64 // N: a center's direction; M: a column
 }
