@@ -86,38 +86,9 @@ func TestBoundSound(t *testing.T) {
 // TestBoundSameEstimates checks that the bound leaves Recover's estimates
 // as they are, bit for bit, while it leaves out margin computations.
 func TestBoundSameEstimates(t *testing.T) {
-	const n = 1000
 	bounded := 0
-	for seed := range uint64(4) {
-		for f, fam := range []struct{ m, k int }{{500, 10}, {500, 20}} {
-			var p *Problem
-			if f == 0 {
-				in, err := Generate(GenOptions{M: fam.m, N: n, K: fam.k, Seed: 500 + seed})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if p, err = NewProblem(in.Phi, fam.m, n, in.Y); err != nil {
-					t.Fatal(err)
-				}
-			} else {
-				_, p = rademacherFor(t, fam.m, n, fam.k, 0, 500+seed)
-			}
-			var on, off Solver
-			off.cw.boundOff = true
-			xOn, xOff := make([]float64, n), make([]float64, n)
-			rOn, err := on.Recover(context.Background(), p, xOn, DefaultRecoverOptions())
-			if err != nil {
-				t.Fatal(err)
-			}
-			rOff, err := off.Recover(context.Background(), p, xOff, DefaultRecoverOptions())
-			if err != nil {
-				t.Fatal(err)
-			}
-			for j := range xOn {
-				if math.Float64bits(xOn[j]) != math.Float64bits(xOff[j]) {
-					t.Fatalf("family %d seed %d: x[%d] = %v with the bound, %v without", f, seed, j, xOn[j], xOff[j])
-				}
-			}
+	recoverOnOff(t, 500, "with the bound", "without", func(s *Solver) { s.cw.boundOff = true },
+		func(f int, seed uint64, rOn, rOff RecoverResult) {
 			if rOff.Bounded != 0 {
 				t.Errorf("family %d seed %d: %d trials bounded with the bound off", f, seed, rOff.Bounded)
 			}
@@ -126,9 +97,51 @@ func TestBoundSameEstimates(t *testing.T) {
 					f, seed, rOn.Margins, rOn.Bounded, rOn.Swapped, rOn.Pruned, rOn.Margin, rOff.Margins, rOff.Swapped, rOff.Pruned, rOff.Margin)
 			}
 			bounded += rOn.Bounded
-		}
-	}
+		})
 	if bounded == 0 {
 		t.Error("the bound left out no trial")
+	}
+}
+
+// recoverOnOff runs Recover with the default options on four seeds (from
+// seed0) of two families (Generate and rademacher; N = 1000, M = 500,
+// K = 10 and 20), with a fresh Solver and with one that off changed,
+// fails unless the two estimates are the same bit for bit (on and offName
+// name the two in the message), and passes both results to check.
+func recoverOnOff(t *testing.T, seed0 uint64, onName, offName string, off func(*Solver), check func(f int, seed uint64, rOn, rOff RecoverResult)) {
+	t.Helper()
+	const n = 1000
+	for seed := range uint64(4) {
+		for f, fam := range []struct{ m, k int }{{500, 10}, {500, 20}} {
+			var p *Problem
+			if f == 0 {
+				in, err := Generate(GenOptions{M: fam.m, N: n, K: fam.k, Seed: seed0 + seed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p, err = NewProblem(in.Phi, fam.m, n, in.Y); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				_, p = rademacherFor(t, fam.m, n, fam.k, 0, seed0+seed)
+			}
+			var on, offS Solver
+			off(&offS)
+			xOn, xOff := make([]float64, n), make([]float64, n)
+			rOn, err := on.Recover(context.Background(), p, xOn, DefaultRecoverOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rOff, err := offS.Recover(context.Background(), p, xOff, DefaultRecoverOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j := range xOn {
+				if math.Float64bits(xOn[j]) != math.Float64bits(xOff[j]) {
+					t.Fatalf("family %d seed %d: x[%d] = %v %s, %v %s", f, seed, j, xOn[j], onName, xOff[j], offName)
+				}
+			}
+			check(f, seed, rOn, rOff)
+		}
 	}
 }

@@ -771,31 +771,44 @@ func (s *Solver) trialMargin(p *Problem, sup []int, floor float64, res *RecoverR
 	if bw := s.cw.bound; bw != nil && bw.ran {
 		// The pool's point of minimum norm is nearer the trial's than
 		// the current support's corral.
-		s.poolRows, s.poolLam = s.poolRows[:0], s.poolLam[:0]
-		for u, r := range bw.cw.corral {
-			s.poolRows = append(s.poolRows, bw.rows[bw.cw.rowIdx[r]])
-			s.poolLam = append(s.poolLam, bw.cw.lam[u])
-		}
+		s.poolRows, s.poolLam = corralOf(s.poolRows, s.poolLam, &bw.cw, bw)
 		rows, lam = s.poolRows, s.poolLam
 	}
 	mg := s.wolfeMargin(p, sup, floor, s.skipOut, rows, lam, res)
 	if mg > floor && !s.cancelled {
-		s.bestRows, s.bestLam = s.snapshot(s.bestRows, s.bestLam)
+		s.bestRows, s.bestLam = corralOf(s.bestRows, s.bestLam, &s.cw, nil)
 	}
 	return mg
 }
 
-// snapshot returns rows and lam set to the measurements and weights of
-// the last margin computation's final corral (s.cw): a warm start for
-// the trials of a neighbouring support (see centerWork.warm).
-func (s *Solver) snapshot(rows []int, lam []float64) ([]int, []float64) {
-	cw := &s.cw
+// corralOf returns rows and lam set to the measurements and weights of
+// cw's final corral: a warm start for the trials of a neighbouring
+// support (see centerWork.warm). cw is s.cw, loaded on all measurements
+// but the skipped ones, or, with pool, the bound's, loaded on the pool's
+// rows.
+func corralOf(rows []int, lam []float64, cw *centerWork, pool *boundWork) ([]int, []float64) {
 	rows, lam = rows[:0], lam[:0]
 	for u, r := range cw.corral {
-		rows = append(rows, cw.rowIdx[r])
+		i := cw.rowIdx[r]
+		if pool != nil {
+			i = pool.rows[i]
+		}
+		rows = append(rows, i)
 		lam = append(lam, cw.lam[u])
 	}
 	return rows, lam
+}
+
+// keepCurrent makes the last margin computation's corral (s.cw's) the
+// start of the trials of the current support's neighbours.
+func (s *Solver) keepCurrent() {
+	s.warmRows, s.warmLam = corralOf(s.warmRows, s.warmLam, &s.cw, nil)
+}
+
+// keepBest makes the best trial's corral the start of the next trials:
+// that trial became the current support.
+func (s *Solver) keepBest() {
+	s.warmRows, s.warmLam = append(s.warmRows[:0], s.bestRows...), append(s.warmLam[:0], s.bestLam...)
 }
 
 // startFrom sets cw's start (see centerWork.warm) to the loaded rows of
@@ -911,7 +924,7 @@ func (s *Solver) refit(p *Problem, res *RecoverResult) {
 	added := 0
 	for added < limit && !s.cancelled {
 		mg := s.margin(p, s.support(), 0, res)
-		s.warmRows, s.warmLam = s.snapshot(s.warmRows, s.warmLam)
+		s.keepCurrent()
 		if mg > 0 {
 			return
 		}
@@ -948,7 +961,7 @@ func (s *Solver) refit(p *Problem, res *RecoverResult) {
 			added++
 			res.Expanded++
 			if bestM > 0 {
-				s.warmRows, s.warmLam = append(s.warmRows[:0], s.bestRows...), append(s.warmLam[:0], s.bestLam...)
+				s.keepBest()
 				return
 			}
 		}
@@ -980,7 +993,7 @@ func (s *Solver) prune(p *Problem, res *RecoverResult) {
 		}
 		s.x[sup[bestT]] = 0
 		res.Pruned++
-		s.warmRows, s.warmLam = append(s.warmRows[:0], s.bestRows...), append(s.warmLam[:0], s.bestLam...)
+		s.keepBest()
 	}
 }
 
@@ -1022,7 +1035,7 @@ func (s *Solver) swap(p *Problem, res *RecoverResult) {
 		if mu <= 0 {
 			return
 		}
-		s.warmRows, s.warmLam = s.snapshot(s.warmRows, s.warmLam)
+		s.keepCurrent()
 		qv := s.g
 		clear(qv)
 		for u, r := range cw.corral {
@@ -1050,7 +1063,7 @@ func (s *Solver) swap(p *Problem, res *RecoverResult) {
 		}
 		s.x[bc], s.x[sup[bt]] = s.x[sup[bt]], 0
 		res.Swapped++
-		s.warmRows, s.warmLam = append(s.warmRows[:0], s.bestRows...), append(s.warmLam[:0], s.bestLam...)
+		s.keepBest()
 	}
 }
 

@@ -1,7 +1,6 @@
 package onebit
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -194,46 +193,16 @@ func TestAffineForwardCache(t *testing.T) {
 // estimates and choices as they are, bit for bit, with fewer Wolfe
 // cycles.
 func TestWarmSameEstimates(t *testing.T) {
-	const n = 1000
 	warmIt, coldIt := 0, 0
-	for seed := range uint64(4) {
-		for f, fam := range []struct{ m, k int }{{500, 10}, {500, 20}} {
-			var p *Problem
-			if f == 0 {
-				in, err := Generate(GenOptions{M: fam.m, N: n, K: fam.k, Seed: 700 + seed})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if p, err = NewProblem(in.Phi, fam.m, n, in.Y); err != nil {
-					t.Fatal(err)
-				}
-			} else {
-				_, p = rademacherFor(t, fam.m, n, fam.k, 0, 700+seed)
-			}
-			var on, off Solver
-			off.cw.warmOff = true
-			xOn, xOff := make([]float64, n), make([]float64, n)
-			rOn, err := on.Recover(context.Background(), p, xOn, DefaultRecoverOptions())
-			if err != nil {
-				t.Fatal(err)
-			}
-			rOff, err := off.Recover(context.Background(), p, xOff, DefaultRecoverOptions())
-			if err != nil {
-				t.Fatal(err)
-			}
-			for j := range xOn {
-				if math.Float64bits(xOn[j]) != math.Float64bits(xOff[j]) {
-					t.Fatalf("family %d seed %d: x[%d] = %v warm, %v cold", f, seed, j, xOn[j], xOff[j])
-				}
-			}
+	recoverOnOff(t, 700, "warm", "cold", func(s *Solver) { s.cw.warmOff = true },
+		func(f int, seed uint64, rOn, rOff RecoverResult) {
 			if rOn.Swapped != rOff.Swapped || rOn.Pruned != rOff.Pruned || rOn.Expanded != rOff.Expanded || rOn.Margin != rOff.Margin {
 				t.Errorf("family %d seed %d: swapped %d, pruned %d, expanded %d, margin %v warm; %d, %d, %d, %v cold",
 					f, seed, rOn.Swapped, rOn.Pruned, rOn.Expanded, rOn.Margin, rOff.Swapped, rOff.Pruned, rOff.Expanded, rOff.Margin)
 			}
 			warmIt += rOn.WolfeIterations
 			coldIt += rOff.WolfeIterations
-		}
-	}
+		})
 	t.Logf("Wolfe major cycles on all rows: %d warm, %d cold", warmIt, coldIt)
 	if warmIt >= coldIt {
 		t.Errorf("warm starts took %d Wolfe cycles, cold %d", warmIt, coldIt)
