@@ -50,6 +50,23 @@ type RecoverOptions struct {
 	// finite and > 0. See the package documentation for what the default
 	// 0.1 bought and cost.
 	CleanEpsRel float64
+	// CleanLambdaStart and CleanLambdaGrowth, if > 0, replace LambdaStart
+	// and LambdaGrowth when the signs look clean (the test of
+	// CleanEpsRel), CleanReweightRel, if > 0, is then the reweighting
+	// rounds' InnerRel, and CleanWarm starts that continuation from the
+	// sign regression's fit (its support the first working set) instead
+	// of the back-projection. With clean signs the regression's fit is
+	// already near the signal, so the first stages, which only move the
+	// estimate towards it, can go; started from the fit at lambda 100,
+	// the continuation ended worse than from the back-projection (the
+	// weak L1 term lets the fit's wrong coordinates settle in). The
+	// support search after the stages settles the support either way.
+	// CleanLambdaStart is 0 or finite with 0 < it <= LambdaMax;
+	// CleanLambdaGrowth 0 or finite and > 1; CleanReweightRel finite and
+	// >= 0. See the package documentation for what the defaults (1000, 10,
+	// 0.01, true) bought.
+	CleanLambdaStart, CleanLambdaGrowth, CleanReweightRel float64
+	CleanWarm                                             bool
 	// InnerRel is Options.InnerRel for the continuation stages; the
 	// reweighting rounds, which settle the final support, solve their
 	// x-updates to InnerTol. Measured on N = 1000, M/N = 0.25-2 (K = 10
@@ -197,12 +214,13 @@ const MaxStages = 1000
 func DefaultRecoverOptions() RecoverOptions {
 	return RecoverOptions{
 		LambdaStart: 100, LambdaMax: 1e5, LambdaGrowth: 3,
-		RhoScale:      1,
-		RhoPower:      0.5,
-		StageIter:     50,
-		EpsAbs:        1e-6,
-		EpsRel:        1e-2,
-		CleanEpsRel:   0.1,
+		RhoScale:         1,
+		RhoPower:         0.5,
+		StageIter:        50,
+		EpsAbs:           1e-6,
+		EpsRel:           1e-2,
+		CleanEpsRel:      0.1,
+		CleanLambdaStart: 1000, CleanLambdaGrowth: 10, CleanReweightRel: 0.01, CleanWarm: true,
 		InnerMaxIter:  200,
 		InnerTol:      1e-6,
 		InnerRel:      0.01,
@@ -245,27 +263,72 @@ func (o *RecoverOptions) check(scale float64) error {
 		return fmt.Errorf("%w: SupportGrowth = %g, want 0 or finite and > 1", ErrBadInput, o.SupportGrowth)
 	case !(o.CleanEpsRel >= 0) || !num.Finite(o.CleanEpsRel):
 		return fmt.Errorf("%w: CleanEpsRel = %g, want 0 or finite and > 0", ErrBadInput, o.CleanEpsRel)
+	case o.CleanLambdaStart != 0 && !(o.CleanLambdaStart > 0 && o.CleanLambdaStart <= o.LambdaMax):
+		return fmt.Errorf("%w: CleanLambdaStart = %g, want 0 or 0 < CleanLambdaStart <= LambdaMax = %g",
+			ErrBadInput, o.CleanLambdaStart, o.LambdaMax)
+	case o.CleanLambdaGrowth != 0 && !(o.CleanLambdaGrowth > 1 && num.Finite(o.CleanLambdaGrowth)):
+		return fmt.Errorf("%w: CleanLambdaGrowth = %g, want 0 or finite and > 1", ErrBadInput, o.CleanLambdaGrowth)
+	case !(o.CleanReweightRel >= 0) || !num.Finite(o.CleanReweightRel):
+		return fmt.Errorf("%w: CleanReweightRel = %g, want finite and >= 0", ErrBadInput, o.CleanReweightRel)
 	}
+	if err := o.checkStages(o.LambdaStart, o.LambdaGrowth, o.EpsRel, scale, ""); err != nil {
+		return err
+	}
+	c := o.clean()
+	if c.epsRel == o.EpsRel && c.start == o.LambdaStart && c.growth == o.LambdaGrowth {
+		return nil
+	}
+	return o.checkStages(c.start, c.growth, c.epsRel, scale, " with clean signs")
+}
+
+// checkStages validates every stage of the continuation from start by
+// growth (and the reweighting rounds, at its last lambda) with epsRel.
+func (o *RecoverOptions) checkStages(start, growth, epsRel, scale float64, what string) error {
 	stages := 0
-	for lambda := o.LambdaStart; ; lambda = min(lambda*o.LambdaGrowth, o.LambdaMax) {
+	for lambda := start; ; lambda = min(lambda*growth, o.LambdaMax) {
 		if stages++; stages > MaxStages {
-			return fmt.Errorf("%w: the continuation from %g to %g by x%g has more than MaxStages = %d stages",
-				ErrBadInput, o.LambdaStart, o.LambdaMax, o.LambdaGrowth, MaxStages)
+			return fmt.Errorf("%w: the continuation%s from %g to %g by x%g has more than MaxStages = %d stages",
+				ErrBadInput, what, start, o.LambdaMax, growth, MaxStages)
 		}
 		st := o.stage(lambda, scale)
+		st.EpsRel = epsRel
 		if err := st.check(); err != nil {
-			return fmt.Errorf("stage %d (lambda %g): %w", stages, lambda, err)
-		}
-		if o.CleanEpsRel > 0 {
-			st.EpsRel = o.CleanEpsRel
-			if err := st.check(); err != nil {
-				return fmt.Errorf("stage %d (lambda %g) with CleanEpsRel: %w", stages, lambda, err)
-			}
+			return fmt.Errorf("stage %d%s (lambda %g): %w", stages, what, lambda, err)
 		}
 		if lambda >= o.LambdaMax {
 			return nil
 		}
 	}
+}
+
+// schedule is what a continuation runs with: the first lambda, the
+// growth, the stages' EpsRel and the reweighting rounds' InnerRel, and
+// whether it starts from the regression's fit.
+type schedule struct {
+	start, growth, epsRel, reweightRel float64
+	warm                               bool
+}
+
+// plain is the schedule whatever the signs look like.
+func (o *RecoverOptions) plain() schedule {
+	return schedule{start: o.LambdaStart, growth: o.LambdaGrowth, epsRel: o.EpsRel}
+}
+
+// clean is the schedule when the signs look clean: the Clean fields that
+// are set replace the others.
+func (o *RecoverOptions) clean() schedule {
+	c := o.plain()
+	if o.CleanEpsRel > 0 {
+		c.epsRel = o.CleanEpsRel
+	}
+	if o.CleanLambdaStart > 0 {
+		c.start = o.CleanLambdaStart
+	}
+	if o.CleanLambdaGrowth > 0 {
+		c.growth = o.CleanLambdaGrowth
+	}
+	c.reweightRel, c.warm = o.CleanReweightRel, o.CleanWarm
+	return c
 }
 
 // stage returns the Options of one stage at (mean-loss) lambda: the raw
@@ -434,14 +497,21 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 		c, regFlip = signCode(s.rw.ax, p.y, s.pu)
 		regCode = describe(p.n, p.m, regK, c)
 	}
-	epsRel := opt.EpsRel
-	if opt.CleanEpsRel > 0 && regDesc < math.Inf(1) && regFlip <= probitFlipFloor {
-		epsRel = opt.CleanEpsRel
+	sch := opt.plain()
+	if regDesc < math.Inf(1) && regFlip <= probitFlipFloor {
+		sch = opt.clean()
 	}
-	s.backprojection(x, p)
+	k0 := wsInitial
+	if sch.warm {
+		// A candidate fit has regK > 0 non-zeros.
+		copy(x, s.rw.x[:p.n])
+		k0 = max(k0, countNonzero(x))
+	} else {
+		s.backprojection(x, p)
+	}
 	normalize(x)
 	if opt.WorkingSet {
-		s.wsInit(p, x, wsInitial)
+		s.wsInit(p, x, k0)
 	} else {
 		s.fullInit(p, x)
 	}
@@ -450,9 +520,9 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 	stage := func(lambda float64, weighted bool, wOff float64) error {
 		s.sp.cap = s.capDepth(p, opt.Cap)
 		so := opt.stage(lambda, scale)
-		so.EpsRel = epsRel
+		so.EpsRel = sch.epsRel
 		if weighted {
-			so.InnerRel = 0
+			so.InnerRel = sch.reweightRel
 		}
 		r, err := s.stage(ctx, p, so, weighted, wOff)
 		res.Stages++
@@ -466,7 +536,7 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 		}
 		return err
 	}
-	lambda, lastLambda, prevNZ := opt.LambdaStart, opt.LambdaStart, 0
+	lambda, lastLambda, prevNZ := sch.start, sch.start, 0
 	for {
 		k0 := s.op.k
 		copy(s.save, s.x[:k0])
@@ -497,7 +567,7 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 		if lambda >= opt.LambdaMax {
 			break
 		}
-		lambda = min(lambda*opt.LambdaGrowth, opt.LambdaMax)
+		lambda = min(lambda*sch.growth, opt.LambdaMax)
 		s.shrink()
 	}
 	res.Lambda = lastLambda
@@ -524,11 +594,7 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 		}
 	}
 	bad := s.mismatches(p, x)
-	for _, v := range x {
-		if v != 0 {
-			res.Support++
-		}
-	}
+	res.Support = countNonzero(x)
 	regWins := regDesc < description(p.n, p.m, res.Support, bad)
 	if regFlip > probitFlipFloor {
 		// Signs flipped beyond what the fit's error explains: both coded
@@ -712,9 +778,12 @@ func (s *Solver) markOutliers(p *Problem, capScale float64) int {
 }
 
 // nonzeros counts the non-zeros of the iterate x.
-func (s *Solver) nonzeros() int {
+func (s *Solver) nonzeros() int { return countNonzero(s.x[:s.op.k]) }
+
+// countNonzero counts the non-zeros of x.
+func countNonzero(x []float64) int {
 	nz := 0
-	for _, v := range s.x[:s.op.k] {
+	for _, v := range x {
 		if v != 0 {
 			nz++
 		}

@@ -35,11 +35,19 @@ func TestRecover(t *testing.T) {
 		assert.True(t, res.Centered && res.Margin > 0, "seed %d: %+v", seed, res)
 		assert.False(t, res.Regressed, "seed %d: the consistent estimate is the shorter description without flips", seed)
 		assert.InDelta(t, 1, norm(x), 1e-14)
-		assert.Equal(t, 8+4, res.Stages, "100 to 1e5 by x3 is 8 stages, then 4 reweighting rounds")
+		assert.Equal(t, 3+4, res.Stages, "clean signs: 1000 to 1e5 by x10 is 3 stages, then 4 reweighting rounds")
 		assert.Greater(t, res.Products, res.InnerIterations)
 		assert.Greater(t, res.Work, 0.0)
 		assert.Positive(t, res.WorkingSet)
 	}
+}
+
+// plainRecoverOptions are DefaultRecoverOptions with the plain schedule
+// whatever the signs look like (every Clean option off).
+func plainRecoverOptions() onebit.RecoverOptions {
+	o := onebit.DefaultRecoverOptions()
+	o.CleanEpsRel, o.CleanLambdaStart, o.CleanLambdaGrowth, o.CleanReweightRel, o.CleanWarm = 0, 0, 0, 0, false
+	return o
 }
 
 func norm(x []float64) float64 {
@@ -57,8 +65,9 @@ func TestRecoverStages(t *testing.T) {
 	var s onebit.Solver
 	ctx := context.Background()
 	x := make([]float64, 150)
-	// The continuation alone, on the full problem (no working set).
-	o := onebit.DefaultRecoverOptions()
+	// The continuation alone, on the full problem (no working set), with
+	// the plain schedule (TestRecoverClean checks the clean signs' one).
+	o := plainRecoverOptions()
 	o.Reweight, o.Refit, o.Prune, o.Swap, o.Center, o.WorkingSet = 0, false, false, false, false, false
 	res, err := s.Recover(ctx, p, x, o)
 	require.NoError(t, err)
@@ -90,28 +99,38 @@ func TestRecoverOptions(t *testing.T) {
 	ctx := context.Background()
 	x := make([]float64, 40)
 	for name, mod := range map[string]func(*onebit.RecoverOptions){
-		"LambdaStart 0":     func(o *onebit.RecoverOptions) { o.LambdaStart = 0 },
-		"LambdaStart > Max": func(o *onebit.RecoverOptions) { o.LambdaStart = 2e6 },
-		"LambdaMax Inf":     func(o *onebit.RecoverOptions) { o.LambdaMax = math.Inf(1) },
-		"LambdaGrowth 1":    func(o *onebit.RecoverOptions) { o.LambdaGrowth = 1 },
-		"RhoScale 0":        func(o *onebit.RecoverOptions) { o.RhoScale = 0 },
-		"RhoPower NaN":      func(o *onebit.RecoverOptions) { o.RhoPower = math.NaN() },
-		"StageIter 0":       func(o *onebit.RecoverOptions) { o.StageIter = 0 },
-		"Reweight < 0":      func(o *onebit.RecoverOptions) { o.Reweight = -1 },
-		"ReweightEps 0":     func(o *onebit.RecoverOptions) { o.ReweightEps = 0 },
-		"RefitMaxIter 0":    func(o *onebit.RecoverOptions) { o.RefitMaxIter = 0 },
-		"InnerMaxIter 0":    func(o *onebit.RecoverOptions) { o.InnerMaxIter = 0 },
-		"InnerTol NaN":      func(o *onebit.RecoverOptions) { o.InnerTol = math.NaN() },
-		"InnerRel < 0":      func(o *onebit.RecoverOptions) { o.InnerRel = -1 },
-		"InnerRel Inf":      func(o *onebit.RecoverOptions) { o.InnerRel = math.Inf(1) },
-		"EpsAbs < 0":        func(o *onebit.RecoverOptions) { o.EpsAbs = -1 },
-		"Cap NaN":           func(o *onebit.RecoverOptions) { o.Cap = math.NaN() },
-		"Cap < 0":           func(o *onebit.RecoverOptions) { o.Cap = -1 },
-		"SupportGrowth 1":   func(o *onebit.RecoverOptions) { o.SupportGrowth = 1 },
-		"SupportGrowth Inf": func(o *onebit.RecoverOptions) { o.SupportGrowth = math.Inf(1) },
-		"CleanEpsRel < 0":   func(o *onebit.RecoverOptions) { o.CleanEpsRel = -0.1 },
-		"CleanEpsRel NaN":   func(o *onebit.RecoverOptions) { o.CleanEpsRel = math.NaN() },
-		"CleanEpsRel Inf":   func(o *onebit.RecoverOptions) { o.CleanEpsRel = math.Inf(1) },
+		"LambdaStart 0":                func(o *onebit.RecoverOptions) { o.LambdaStart = 0 },
+		"LambdaStart > Max":            func(o *onebit.RecoverOptions) { o.LambdaStart = 2e6 },
+		"LambdaMax Inf":                func(o *onebit.RecoverOptions) { o.LambdaMax = math.Inf(1) },
+		"LambdaGrowth 1":               func(o *onebit.RecoverOptions) { o.LambdaGrowth = 1 },
+		"RhoScale 0":                   func(o *onebit.RecoverOptions) { o.RhoScale = 0 },
+		"RhoPower NaN":                 func(o *onebit.RecoverOptions) { o.RhoPower = math.NaN() },
+		"StageIter 0":                  func(o *onebit.RecoverOptions) { o.StageIter = 0 },
+		"Reweight < 0":                 func(o *onebit.RecoverOptions) { o.Reweight = -1 },
+		"ReweightEps 0":                func(o *onebit.RecoverOptions) { o.ReweightEps = 0 },
+		"RefitMaxIter 0":               func(o *onebit.RecoverOptions) { o.RefitMaxIter = 0 },
+		"InnerMaxIter 0":               func(o *onebit.RecoverOptions) { o.InnerMaxIter = 0 },
+		"InnerTol NaN":                 func(o *onebit.RecoverOptions) { o.InnerTol = math.NaN() },
+		"InnerRel < 0":                 func(o *onebit.RecoverOptions) { o.InnerRel = -1 },
+		"InnerRel Inf":                 func(o *onebit.RecoverOptions) { o.InnerRel = math.Inf(1) },
+		"EpsAbs < 0":                   func(o *onebit.RecoverOptions) { o.EpsAbs = -1 },
+		"Cap NaN":                      func(o *onebit.RecoverOptions) { o.Cap = math.NaN() },
+		"Cap < 0":                      func(o *onebit.RecoverOptions) { o.Cap = -1 },
+		"SupportGrowth 1":              func(o *onebit.RecoverOptions) { o.SupportGrowth = 1 },
+		"SupportGrowth Inf":            func(o *onebit.RecoverOptions) { o.SupportGrowth = math.Inf(1) },
+		"CleanEpsRel < 0":              func(o *onebit.RecoverOptions) { o.CleanEpsRel = -0.1 },
+		"CleanEpsRel NaN":              func(o *onebit.RecoverOptions) { o.CleanEpsRel = math.NaN() },
+		"CleanEpsRel Inf":              func(o *onebit.RecoverOptions) { o.CleanEpsRel = math.Inf(1) },
+		"CleanLambdaStart < 0":         func(o *onebit.RecoverOptions) { o.CleanLambdaStart = -1 },
+		"CleanLambdaStart > LambdaMax": func(o *onebit.RecoverOptions) { o.CleanLambdaStart = 2 * o.LambdaMax },
+		"CleanLambdaStart NaN":         func(o *onebit.RecoverOptions) { o.CleanLambdaStart = math.NaN() },
+		"CleanLambdaGrowth 1":          func(o *onebit.RecoverOptions) { o.CleanLambdaGrowth = 1 },
+		"CleanLambdaGrowth Inf":        func(o *onebit.RecoverOptions) { o.CleanLambdaGrowth = math.Inf(1) },
+		"CleanReweightRel < 0":         func(o *onebit.RecoverOptions) { o.CleanReweightRel = -1 },
+		"CleanReweightRel NaN":         func(o *onebit.RecoverOptions) { o.CleanReweightRel = math.NaN() },
+		// The clean signs' schedule is checked stage by stage too.
+		"CleanLambdaGrowth 1+ulp": func(o *onebit.RecoverOptions) { o.CleanLambdaGrowth = math.Nextafter(1, 2) },
+		"CleanLambdaStart 1e-300": func(o *onebit.RecoverOptions) { o.RhoPower, o.CleanLambdaStart = -2, 1e-300 },
 		// issue 14: an overflow within a stage and a runaway number of
 		// stages are rejected before any work, naming the stage.
 		"RhoPower 70":        func(o *onebit.RecoverOptions) { o.RhoPower = 70 },
@@ -194,40 +213,46 @@ func TestRecoverFlips(t *testing.T) {
 	}
 }
 
-// TestRecoverCleanEpsRel checks the gate of RecoverOptions.CleanEpsRel:
-// with clean signs the looser stage tolerance applies (fewer outer
-// iterations) and the estimate stays as near the truth; with 10% of the
-// signs flipped the regression sees them and the tight one applies, so
-// the option changes nothing there, bit for bit.
-func TestRecoverCleanEpsRel(t *testing.T) {
+// TestRecoverClean checks the gate of the clean signs' schedule
+// (RecoverOptions.CleanEpsRel, CleanLambdaStart, CleanLambdaGrowth,
+// CleanReweightRel, CleanWarm): with clean signs the continuation runs
+// 1000, 10000, 1e5 (3 stages and 4 reweighting rounds, against 8 and 4),
+// with fewer outer iterations, and the estimate stays as near the truth;
+// with 10% of the signs flipped the regression sees them and the plain
+// schedule applies, so the options change nothing there, bit for bit.
+func TestRecoverClean(t *testing.T) {
 	var s onebit.Solver
 	ctx := context.Background()
-	tight := onebit.DefaultRecoverOptions()
-	tight.CleanEpsRel = 0
+	plain := plainRecoverOptions()
 	run := func(p *onebit.Problem, o onebit.RecoverOptions) ([]float64, onebit.RecoverResult) {
 		x := make([]float64, 200)
 		res, err := s.Recover(ctx, p, x, o)
 		require.NoError(t, err)
 		return x, res
 	}
+	def := onebit.DefaultRecoverOptions()
 	seeds := testSeeds(4, 2)
 	for seed := uint64(0); seed < seeds; seed++ {
 		in := mustGenerate(t, 400, 200, 5, seed)
 		p := mustProblem(t, in)
-		x0, r0 := run(p, tight)
-		x1, r1 := run(p, onebit.DefaultRecoverOptions())
-		assert.Less(t, r1.Iterations, r0.Iterations, "seed %d: clean signs, the loose tolerance must apply", seed)
+		x0, r0 := run(p, plain)
+		x1, r1 := run(p, def)
+		assert.Equal(t, 8+def.Reweight, r0.Stages, "seed %d: 100, 300, ..., 1e5", seed)
+		assert.Equal(t, 3+def.Reweight, r1.Stages, "seed %d: clean signs, 1000, 10000, 1e5", seed)
+		assert.Less(t, r1.Iterations, r0.Iterations, "seed %d", seed)
+		assert.Less(t, r1.InnerIterations, r0.InnerIterations, "seed %d", seed)
 		// Both are centers of consistency cells; 0.03 is TestRecover's
-		// bound, and the two supports are the same on these seeds.
+		// bound.
 		assert.Less(t, onebit.AngularError(in.X, x1), 0.03, "seed %d", seed)
 		assert.Less(t, onebit.AngularError(x0, x1), 0.03, "seed %d", seed)
 
 		fl, err := onebit.Generate(onebit.GenOptions{M: 400, N: 200, K: 5, Flip: 0.1, Seed: seed})
 		require.NoError(t, err)
 		p = mustProblem(t, fl)
-		x0, r0 = run(p, tight)
-		x1, r1 = run(p, onebit.DefaultRecoverOptions())
-		assert.Equal(t, r0.Iterations, r1.Iterations, "seed %d: flipped signs, the tight tolerance must apply", seed)
+		x0, r0 = run(p, plain)
+		x1, r1 = run(p, def)
+		assert.Equal(t, r0.Stages, r1.Stages, "seed %d: flipped signs, the plain schedule must apply", seed)
+		assert.Equal(t, r0.Iterations, r1.Iterations, "seed %d", seed)
 		assert.Equal(t, x0, x1, "seed %d", seed)
 	}
 }
