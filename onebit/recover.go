@@ -69,7 +69,7 @@ type RecoverOptions struct {
 	CleanWarm                                             bool
 	// InnerRel is Options.InnerRel for the continuation stages; the
 	// reweighting rounds, which settle the final support, solve their
-	// x-updates to InnerTol. Measured on N = 1000, M/N = 0.25-2 (K = 10
+	// x-updates to InnerTol (or with CleanReweightRel, below). Measured on N = 1000, M/N = 0.25-2 (K = 10
 	// and 20, 20 instances each): 0.01 cut Recover's products by 22-28% at
 	// the same accuracy; 0.03 cut them by about half but lost accuracy at
 	// M/N = 0.5 with K = 20 (0.056 against 0.044).
