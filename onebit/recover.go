@@ -69,7 +69,8 @@ type RecoverOptions struct {
 	CleanWarm                                             bool
 	// InnerRel is Options.InnerRel for the continuation stages; the
 	// reweighting rounds, which settle the final support, solve their
-	// x-updates to InnerTol (or with CleanReweightRel, below). Measured on N = 1000, M/N = 0.25-2 (K = 10
+	// x-updates to InnerTol (with clean signs, see CleanReweightRel).
+	// Measured on N = 1000, M/N = 0.25-2 (K = 10
 	// and 20, 20 instances each): 0.01 cut Recover's products by 22-28% at
 	// the same accuracy; 0.03 cut them by about half but lost accuracy at
 	// M/N = 0.5 with K = 20 (0.056 against 0.044).
@@ -214,29 +215,32 @@ const MaxStages = 1000
 func DefaultRecoverOptions() RecoverOptions {
 	return RecoverOptions{
 		LambdaStart: 100, LambdaMax: 1e5, LambdaGrowth: 3,
-		RhoScale:         1,
-		RhoPower:         0.5,
-		StageIter:        50,
-		EpsAbs:           1e-6,
-		EpsRel:           1e-2,
-		CleanEpsRel:      0.1,
-		CleanLambdaStart: 1000, CleanLambdaGrowth: 10, CleanReweightRel: 0.01, CleanWarm: true,
-		InnerMaxIter:  200,
-		InnerTol:      1e-6,
-		InnerRel:      0.01,
-		Reweight:      4,
-		ReweightEps:   0.01,
-		SupportGrowth: 3,
-		Cap:           3,
-		Refit:         true,
-		RefitMaxIter:  200,
-		Prune:         true,
-		Swap:          true,
-		Center:        true,
-		WorkingSet:    true,
-		Regress:       true,
-		Polish:        true,
-		Pursuit:       true,
+		RhoScale:          1,
+		RhoPower:          0.5,
+		StageIter:         50,
+		EpsAbs:            1e-6,
+		EpsRel:            1e-2,
+		CleanEpsRel:       0.1,
+		CleanLambdaStart:  1000,
+		CleanLambdaGrowth: 10,
+		CleanReweightRel:  0.01,
+		CleanWarm:         true,
+		InnerMaxIter:      200,
+		InnerTol:          1e-6,
+		InnerRel:          0.01,
+		Reweight:          4,
+		ReweightEps:       0.01,
+		SupportGrowth:     3,
+		Cap:               3,
+		Refit:             true,
+		RefitMaxIter:      200,
+		Prune:             true,
+		Swap:              true,
+		Center:            true,
+		WorkingSet:        true,
+		Regress:           true,
+		Polish:            true,
+		Pursuit:           true,
 	}
 }
 
@@ -282,7 +286,8 @@ func (o *RecoverOptions) check(scale float64) error {
 }
 
 // checkStages validates every stage of the continuation from start by
-// growth (and the reweighting rounds, at its last lambda) with epsRel.
+// growth with epsRel (the reweighting rounds run at the last stage's
+// lambda; their InnerRel is checked with the fields).
 func (o *RecoverOptions) checkStages(start, growth, epsRel, scale float64, what string) error {
 	stages := 0
 	for lambda := start; ; lambda = min(lambda*growth, o.LambdaMax) {
