@@ -47,6 +47,7 @@ func TestRecover(t *testing.T) {
 func plainRecoverOptions() onebit.RecoverOptions {
 	o := onebit.DefaultRecoverOptions()
 	o.CleanEpsRel, o.CleanLambdaStart, o.CleanLambdaGrowth, o.CleanReweightRel, o.CleanWarm = 0, 0, 0, 0, false
+	o.CleanMaxOutliers = 0
 	return o
 }
 
@@ -128,6 +129,9 @@ func TestRecoverOptions(t *testing.T) {
 		"CleanLambdaGrowth Inf":        func(o *onebit.RecoverOptions) { o.CleanLambdaGrowth = math.Inf(1) },
 		"CleanReweightRel < 0":         func(o *onebit.RecoverOptions) { o.CleanReweightRel = -1 },
 		"CleanReweightRel NaN":         func(o *onebit.RecoverOptions) { o.CleanReweightRel = math.NaN() },
+		"CleanMaxOutliers < 0":         func(o *onebit.RecoverOptions) { o.CleanMaxOutliers = -0.1 },
+		"CleanMaxOutliers > 1":         func(o *onebit.RecoverOptions) { o.CleanMaxOutliers = 1.5 },
+		"CleanMaxOutliers NaN":         func(o *onebit.RecoverOptions) { o.CleanMaxOutliers = math.NaN() },
 		// The clean signs' schedule is checked stage by stage too.
 		"CleanLambdaGrowth 1+ulp": func(o *onebit.RecoverOptions) { o.CleanLambdaGrowth = math.Nextafter(1, 2) },
 		"CleanLambdaStart 1e-300": func(o *onebit.RecoverOptions) { o.RhoPower, o.CleanLambdaStart = -2, 1e-300 },

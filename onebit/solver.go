@@ -234,6 +234,7 @@ type Solver struct {
 	bw         bihtWork        // Recover's polish
 	bx         []float64       // N: its estimate
 	wolfeCap   int             // major cycles per margin computation
+	maxOut     int             // the search keeps every sign when the cap flags more (CleanMaxOutliers)
 	partial    bool            // the last center was that of the satisfied signs only
 	capPrev    float64         // the last stage's loss cap (Recover)
 	done       <-chan struct{} // the search's ctx.Done()
