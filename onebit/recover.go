@@ -724,11 +724,7 @@ const (
 // regression's description length (+Inf if it is no candidate).
 func (s *Solver) search(ctx context.Context, p *Problem, x []float64, opt *RecoverOptions, res *RecoverResult, regDesc float64) error {
 	s.slots(s.x[:s.op.k], x)
-	res.Outliers = s.markOutliers(p, opt.Cap)
-	if res.Outliers > s.maxOut {
-		clear(s.out)
-		res.Outliers = 0
-	}
+	res.Outliers = s.markOutliers(p, opt.Cap, s.maxOut)
 	s.wolfeCap = opt.RefitMaxIter
 	s.done, s.cancelled = ctx.Done(), false
 	defer func() { s.done = nil }()
@@ -786,8 +782,9 @@ func (s *Solver) regressWins(p *Problem, regDesc float64) bool {
 
 // markOutliers flags in s.out the measurements that the estimate s.x
 // violates deeper than the cap (see RecoverOptions.Cap; none for
-// capScale = 0) and returns their number.
-func (s *Solver) markOutliers(p *Problem, capScale float64) int {
+// capScale = 0, or when they would be more than maxOut, see
+// CleanMaxOutliers) and returns their number.
+func (s *Solver) markOutliers(p *Problem, capScale float64, maxOut int) int {
 	s.out = growBools(s.out, p.m)
 	clear(s.out)
 	if capScale == 0 {
@@ -800,6 +797,10 @@ func (s *Solver) markOutliers(p *Problem, capScale float64) int {
 			s.out[i] = true
 			n++
 		}
+	}
+	if n > maxOut {
+		clear(s.out)
+		return 0
 	}
 	return n
 }
