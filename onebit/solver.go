@@ -229,6 +229,7 @@ type Solver struct {
 	save       []float64 // 2N: x and w before a continuation stage
 	saveDual   []float64 // 1+N: the dual before it
 	cw         centerWork
+	ew         centroidWork
 	rw         regressWork
 	pw         pursuitWork     // Recover's outlier pursuit
 	bw         bihtWork        // Recover's polish
