@@ -986,10 +986,10 @@
 // Recover and would make results differ across kernels by more than
 // rounding. Expectation propagation on the Gaussian restricted to the
 // cell's cone (whose mean has the centroid's direction; see
-// centroidWork) is deterministic and converges in 3 to 10 sweeps over the
-// 50-200 distinct signs near the cell; on cells of three coordinates its
-// estimate lay 0.01-0.11 of the cell's RMS radius from the exact
-// centroid, the center 0.09-1.07. It runs after the choice between the
+// centroidWork) is deterministic and converges in 3 to 20 sweeps (median
+// 5) over the 50-200 distinct signs near the cell; on cells of three
+// coordinates its estimate lay 0.01-0.11 of the cell's RMS radius from
+// the exact centroid, the center 0.09-1.07. It runs after the choice between the
 // consistent estimate and the regression's fit (which the center's
 // violations decide; run before it, it changed 3 of 750 choices with 3%
 // of the signs flipped, all three for the worse) and only when the
@@ -1014,11 +1014,11 @@
 // (Generate M/N = 2: K = 20 1.085 on one set, K = 10 1.074 on another).
 // Families the defaults were not tuned on: Generate K = 5 -0.00005 to
 // -0.00069, Generate K = 40 -0.00060 to -0.00133, rademacher K = 10
-// -0.00015 to -0.00279; rademacher K = 5 keeps its centers (margins
+// -0.00019 to -0.00276; rademacher K = 5 keeps its centers (margins
 // 0.09-0.33; with the centroid it lost 0.0013 ± 0.0002, see
-// centroidMaxMargin). With 3% and 10% of the signs
-// flipped the regression's fit is kept on most instances: 40 of 1500
-// estimates moved (-0.00002 ± 0.00001 overall). It cost 1-6% of
+// centroidMaxMargin). With 3% and 10% of the signs flipped the
+// regression's fit is kept on most instances: 40 of 1500 estimates moved
+// (-0.00002 ± 0.00001 overall). It cost 1-6% of
 // Recover's CPU time (0.1-0.6 ms: BenchmarkCentroid, 0.23 ms for 1000
 // signs on 20 coordinates) and 0.3-1.1% of its work.
 package onebit
