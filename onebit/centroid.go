@@ -51,7 +51,6 @@ import (
 type centroidWork struct {
 	act      []int     // rows of centerWork.b that have a site, in row order
 	in       []bool    // whether a row has a site or repeats one that has
-	dup      []bool    // whether a row repeats one with a site
 	tau, nu  []float64 // the sites of the rows (zero without one)
 	sig, chl []float64 // q x q: the posterior covariance, and scratch for its precision's Cholesky factor
 	mu, h    []float64 // q: the posterior mean, and Sigma^{-1} mu
@@ -101,8 +100,6 @@ func (ew *centroidWork) resize(q, n int) {
 	ew.act = growInts(ew.act, n)[:0]
 	ew.in = growBools(ew.in, n)
 	clear(ew.in)
-	ew.dup = growBools(ew.dup, n)
-	clear(ew.dup)
 	ew.tau = buf.Grow(ew.tau, n)
 	ew.nu = buf.Grow(ew.nu, n)
 	clear(ew.tau)
@@ -121,16 +118,14 @@ func (ew *centroidWork) resize(q, n int) {
 // RecoverOptions.Centroid), and reports whether it did. It keeps the
 // center when the support is too small or too large, when an update is
 // not finite, or when the centroid's direction would violate one of those
-// signs.
-func (s *Solver) centroid(p *Problem, res *RecoverResult) bool {
+// signs. ax is Phi times the estimate normalized (Recover's mismatches
+// leaves it in s.sp.ax), which tells the signs it satisfies.
+func (s *Solver) centroid(p *Problem, ax []float64, res *RecoverResult) bool {
 	sup := s.support()
 	q := len(sup)
 	if q < 2 || q > centroidMaxSupport || res.Margin > centroidMaxMargin || s.cancelled {
 		return false
 	}
-	k := s.op.k
-	ax := s.sp.ax
-	s.op.mul(ax, s.x[:k])
 	cw := &s.cw
 	n := cw.load(p.m, q, func(u int) []float64 { return s.column(p, sup[u]) }, p.y,
 		func(i int) bool { return s.out[i] || !(p.y[i]*ax[i] > 0) })
@@ -141,9 +136,9 @@ func (s *Solver) centroid(p *Problem, res *RecoverResult) bool {
 	sw, visits, ok := s.ew.estimate(cw.b[:n*q], n, q, dir, s.done)
 	s.cancelled = s.cancelled || s.ew.cancelled
 	res.CentroidSweeps += sw
-	// The product, the load, the passes over the rows (margins, joins)
-	// and the site visits (O(q) each beside the O(q^2) of the posterior).
-	s.ws.work += float64(2*q)/float64(p.n) + float64((4*n+visits*(q+2))*q)/(float64(p.m)*float64(p.n))
+	// The load, the passes over the rows (margins, joins) and the site
+	// visits (O(q) each beside the O(q^2) of the posterior).
+	s.ws.work += float64(q)/float64(p.n) + float64((4*n+visits*(q+2))*q)/(float64(p.m)*float64(p.n))
 	if !ok {
 		return false
 	}
@@ -426,17 +421,14 @@ func (ew *centroidWork) join(bm []float64, n, q int) bool {
 		vec.MulVec(sb, sig, q, q, bi)
 		v := vec.Dot(bi, sb) - 2*c*vec.Dot(bi, sd) + c*c*vd
 		if c*nm < centroidSafe*math.Sqrt(max(v, 0)) {
+			ew.act = append(ew.act, i)
 			ew.in[i] = true
 			joined = true
 		}
 	}
 	if joined {
-		ew.act = ew.act[:0]
-		for i, in := range ew.in[:n] {
-			if in && !ew.dup[i] {
-				ew.act = append(ew.act, i)
-			}
-		}
+		// Equal rows join together (the test reads only the row), so a
+		// row that joins repeats no row that had a site before.
 		ew.dedupe(bm, q)
 	}
 	return joined
@@ -469,7 +461,6 @@ func (ew *centroidWork) dedupe(b []float64, q int) {
 				break
 			}
 		}
-		ew.dup[i] = dup
 		if !dup {
 			act[kept] = act[t]
 			kept++

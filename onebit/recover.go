@@ -656,7 +656,7 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 		// of the signs flipped, 3 of 750 choices changed, all three for
 		// the worse, by 0.003 to 0.043).
 		s.done = ctx.Done()
-		ok := s.centroid(p, &res)
+		ok := s.centroid(p, s.sp.ax, &res) // Phi x, from mismatches above
 		s.done = nil
 		if s.cancelled {
 			return res, fmt.Errorf("onebit: Recover cancelled in the centroid: %w", ctx.Err())
