@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"sync"
 )
 
 // Mean pooling is solved on the bags' mean features. With q_i the mean of
@@ -141,3 +142,147 @@ func meanOf(s, acc, half float64) float64 {
 	}
 	return math.Max(-math.MaxFloat64, math.Min(math.MaxFloat64, 2*(s/2+half)))
 }
+
+// bagMaxes returns the dataset of d's bag-wise feature maxima (see
+// FeatureMaxPooling): one instance per bag, in d's bag order, with d's
+// labels and bag ids, dense when d is dense and sparse when d is sparse
+// (an entry a bag's instance does not store is 0 and takes part in the
+// max). It checks ctx as bagMeans does.
+func bagMaxes(ctx context.Context, d *Dataset) (*Dataset, error) {
+	nb, cols := d.NumBags(), d.NumFeatures()
+	tk := ticker{ctx: ctx, left: ctxEvery}
+	m := &storage{rows: nb, cols: cols}
+	acc := make([]float64, cols)
+	cnt := make([]int, cols)
+	var touched []int32
+	if d.IsSparse() {
+		m.rowptr = make([]int, 1, nb+1)
+	} else {
+		m.dense = make([]float64, nb*cols)
+	}
+	for k := range nb {
+		n := d.bagPtr[k+1] - d.bagPtr[k]
+		src := d.bagSrc[k]
+		if !d.IsSparse() {
+			dst := m.dense[k*cols : (k+1)*cols]
+			copy(dst, d.m.dense[src*cols:(src+1)*cols])
+			for r := src + 1; r < src+n; r++ {
+				if err := tk.tick(cols + 1); err != nil {
+					return nil, err
+				}
+				for j, v := range d.m.dense[r*cols : (r+1)*cols] {
+					dst[j] = max(dst[j], v)
+				}
+			}
+			continue
+		}
+		for r := src; r < src+n; r++ {
+			p0, p1 := d.m.rowptr[r], d.m.rowptr[r+1]
+			if err := tk.tick(p1 - p0 + 1); err != nil {
+				return nil, err
+			}
+			for p := p0; p < p1; p++ {
+				j, v := d.m.colidx[p], d.m.values[p]
+				if cnt[j] == 0 {
+					touched = append(touched, j)
+					acc[j] = v
+				}
+				cnt[j]++
+				acc[j] = max(acc[j], v)
+			}
+		}
+		slices.Sort(touched)
+		for _, j := range touched {
+			v := acc[j]
+			if cnt[j] < n {
+				v = max(v, 0) // an instance without the entry holds a 0
+			}
+			if v != 0 {
+				m.colidx = append(m.colidx, j)
+				m.values = append(m.values, v)
+			}
+			cnt[j] = 0
+		}
+		touched = touched[:0]
+		m.rowptr = append(m.rowptr, len(m.values))
+	}
+	bagPtr := make([]int, nb+1)
+	for k := range bagPtr {
+		bagPtr[k] = k
+	}
+	md, err := newDataset(m, bagPtr, slices.Clone(d.labels), "Fit (bag maxima)")
+	if err != nil {
+		return nil, err // not reached: d's bags and labels are valid
+	}
+	md.bagIDs = d.bagIDs
+	return md, nil
+}
+
+// bagFeatureMax returns beta0 + sum_j beta_j max_i x_ij over the instances
+// i of bag k: the bag's score under FeatureMaxPooling, from the instances.
+// Dense: features with beta_j = 0 are skipped. Sparse: one pass over the
+// bag's entries gathers each column's max in fm (a pooled scratch, so
+// that scoring allocates nothing once warm); an entry an instance does
+// not store is 0 and takes part in the max.
+func (d *Dataset) bagFeatureMax(k int, beta []float64, beta0 float64, fm *featMaxScratch) float64 {
+	n := d.bagPtr[k+1] - d.bagPtr[k]
+	src := d.bagSrc[k]
+	s := beta0
+	if !d.IsSparse() {
+		cols := d.m.cols
+		for j, b := range beta {
+			if b == 0 {
+				continue
+			}
+			mx := d.m.dense[src*cols+j]
+			for r := src + 1; r < src+n; r++ {
+				mx = max(mx, d.m.dense[r*cols+j])
+			}
+			s += b * mx
+		}
+		return s
+	}
+	fm.grow(len(beta))
+	for r := src; r < src+n; r++ {
+		for p := d.m.rowptr[r]; p < d.m.rowptr[r+1]; p++ {
+			j, v := d.m.colidx[p], d.m.values[p]
+			if beta[j] == 0 {
+				continue
+			}
+			if fm.cnt[j] == 0 {
+				fm.touched = append(fm.touched, j)
+				fm.acc[j] = v
+			}
+			fm.cnt[j]++
+			fm.acc[j] = max(fm.acc[j], v)
+		}
+	}
+	for _, j := range fm.touched { // in first-seen order: the sum is deterministic
+		v := fm.acc[j]
+		if int(fm.cnt[j]) < n {
+			v = max(v, 0)
+		}
+		s += beta[j] * v
+		fm.cnt[j] = 0
+	}
+	fm.touched = fm.touched[:0]
+	return s
+}
+
+// featMaxScratch is bagFeatureMax's per-column state for sparse bags.
+type featMaxScratch struct {
+	acc     []float64
+	cnt     []int32
+	touched []int32
+}
+
+func (fm *featMaxScratch) grow(cols int) {
+	if len(fm.acc) < cols {
+		fm.acc = make([]float64, cols)
+		fm.cnt = make([]int32, cols)
+		fm.touched = make([]int32, 0, cols)
+	}
+}
+
+// featMaxPool holds featMaxScratch values between scoring calls.
+var featMaxPool = sync.Pool{New: func() any { return new(featMaxScratch) }}

@@ -125,6 +125,19 @@
 // whole problem is convex and Fit, on the bag means, converges in 50 to
 // 100 iterations; the max and top-k problems are not, and take 300 to 500.
 //
+// Where a label depends on several features, each present in whichever
+// instance holds it (an image is an elephant if some segment is grey and
+// some other one has a trunk), no pooling of one instance score per
+// instance can express it. FeatureMaxPooling represents a bag by the
+// maximum of each feature over its instances and scores that vector
+// linearly, solved on one row per bag as the mean is. On labels set by
+// the sum of five features' maxima (synthetic, 300 bags of 5-15
+// instances, 40 features, 10% of labels flipped) it scores 0.85-0.89 AUC
+// where the max and mean poolings score 0.58-0.71. Its bag score is not a
+// pooling of the instance scores, which with it only rank the instances.
+// DefaultSearch leaves it out of its grid (it costs FitCV 2-20% more CPU);
+// added to Search.Poolings, it is held to Search.FeatureMaxSE.
+//
 // # Model selection
 //
 // FitCV chooses lambda, the pooling and the scaling by stratified

@@ -80,11 +80,16 @@ func (m *Model) Weights() []float64 {
 func (m *Model) ensembleScores(acc, inst []float64, d *Dataset) {
 	clear(acc)
 	ptr := d.BagPtr()
+	var fm *featMaxScratch
+	if d.IsSparse() {
+		fm = featMaxPool.Get().(*featMaxScratch)
+		defer featMaxPool.Put(fm)
+	}
 	for i, p := range m.parts {
 		d.MulVec(inst, p.beta, p.beta0)
 		for k := range acc {
 			a, b := ptr[k], ptr[k+1]
-			acc[k] += m.weights[i] * poolValue(inst[a:b], p.opt.Pooling.k(b-a), nil)
+			acc[k] += m.weights[i] * p.poolBag(inst, d, k, a, b, fm)
 		}
 	}
 }

@@ -519,8 +519,9 @@ type prepared struct {
 	path    BetaSolver
 	gram    []float64 // (D+1)^2 for BetaGram
 	lip     float64
-	// means is the dataset of bag means a mean-pooling fit solves on
-	// (nil for the other poolings); x and back are views of it.
+	// means is the dataset of bag means (or maxima) a mean-pooling (or
+	// feature-max) fit solves on (nil for the other poolings); x and back
+	// are views of it.
 	means *Dataset
 }
 
@@ -537,8 +538,8 @@ func (pr *prepared) bytes(d *Dataset, opt *Options) float64 {
 	return b
 }
 
-// meanBytes bounds the bag means' storage (bagMeans): one row per bag, at
-// most d's entries when sparse.
+// meanBytes bounds the bag means' or maxima's storage (bagMeans,
+// bagMaxes): one row per bag, at most d's entries when sparse.
 func meanBytes(d *Dataset) float64 {
 	if d.IsSparse() {
 		return float64(d.NNZ())*12 + float64(d.NumBags()+1)*8
@@ -555,15 +556,19 @@ var forceCopy = false
 // (and inside) its phases.
 func prepare(ctx context.Context, d *Dataset, opt *Options) (*prepared, error) {
 	pr := &prepared{}
-	if opt.Pooling.Kind == PoolMean {
-		// Solved on the bag means (see bagmean.go): everything below,
-		// the scaling included, applies to them.
+	if k := opt.Pooling.Kind; k == PoolMean || k == PoolFeatureMax {
+		// Solved on the bag means or maxima (see bagmean.go):
+		// everything below, the scaling included, applies to them.
 		if err := checkBytes(d, opt, fitBytes(d, opt)+meanBytes(d)); err != nil {
 			return nil, err
 		}
-		md, err := bagMeans(ctx, d)
+		summary, what := bagMeans, "bag means"
+		if k == PoolFeatureMax {
+			summary, what = bagMaxes, "bag maxima"
+		}
+		md, err := summary(ctx, d)
 		if err != nil {
-			return nil, fmt.Errorf("mil: Fit: bag means: %w", err)
+			return nil, fmt.Errorf("mil: Fit: %s: %w", what, err)
 		}
 		pr.means, d = md, md
 	}
@@ -953,6 +958,11 @@ func (m *Model) bagScores(fn string, inst []float64, d *Dataset, nout, want int,
 		m.ensembleScores(acc, inst, d)
 	}
 	d.MulVec(inst, m.beta, m.beta0)
+	var fm *featMaxScratch
+	if !ens && m.opt.Pooling.Kind == PoolFeatureMax && d.IsSparse() {
+		fm = featMaxPool.Get().(*featMaxScratch)
+		defer featMaxPool.Put(fm)
+	}
 	ptr := d.BagPtr()
 	bad, nbad := -1, 0
 	for k := range d.NumBags() {
@@ -960,7 +970,7 @@ func (m *Model) bagScores(fn string, inst []float64, d *Dataset, nout, want int,
 		var q float64
 		switch {
 		case !ens:
-			q = poolValue(inst[a:b], m.opt.Pooling.k(b-a), nil)
+			q = m.poolBag(inst, d, k, a, b, fm)
 		case acc != nil:
 			q = acc[k]
 		default:
@@ -981,8 +991,19 @@ func (m *Model) bagScores(fn string, inst []float64, d *Dataset, nout, want int,
 	return nil
 }
 
+// poolBag returns the score of bag k of d (instances a to b-1, their
+// scores in inst) under m's pooling; m is not an ensemble. fm is scratch
+// for FeatureMaxPooling on sparse data (see bagFeatureMax).
+func (m *Model) poolBag(inst []float64, d *Dataset, k, a, b int, fm *featMaxScratch) float64 {
+	if m.opt.Pooling.Kind == PoolFeatureMax {
+		return d.bagFeatureMax(k, m.beta, m.beta0, fm)
+	}
+	return poolValue(inst[a:b], m.opt.Pooling.k(b-a), nil)
+}
+
 // BagScoresTo sets dst[k] to the score of bag k of d, P(x_kj . beta +
-// beta0) with the model's pooling P, using inst (len d.NumInstances()) for
+// beta0) with the model's pooling P (with FeatureMaxPooling, (max_j x_kj)
+// . beta + beta0, the max taken per feature), using inst (len d.NumInstances()) for
 // the instance scores, which it leaves there. It allocates nothing. It
 // returns an error wrapping ErrBadInput if m or d is nil, d has another
 // number of features than the model, or a buffer has the wrong length; and
@@ -1052,7 +1073,9 @@ func (m *Model) Predict(d *Dataset) ([]float64, error) {
 // WitnessesTo sets dst[k] to the index (in d's instance order) of the
 // instance with the highest score in bag k: the witness that sets the bag
 // score under max pooling and the strongest of the instances pooled
-// otherwise. Ties go to the first instance. inst is as for BagScoresTo. It
+// otherwise (under FeatureMaxPooling, which pools features rather than
+// scores, the instance the coefficients rank highest). Ties go to the
+// first instance. inst is as for BagScoresTo. It
 // allocates nothing; errors as BagScoresTo, whose bags without a finite
 // score get the witness -1.
 func (m *Model) WitnessesTo(dst []int, inst []float64, d *Dataset) error {

