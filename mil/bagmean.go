@@ -152,11 +152,10 @@ func bagMaxes(ctx context.Context, d *Dataset) (*Dataset, error) {
 	nb, cols := d.NumBags(), d.NumFeatures()
 	tk := ticker{ctx: ctx, left: ctxEvery}
 	m := &storage{rows: nb, cols: cols}
-	acc := make([]float64, cols)
-	cnt := make([]int, cols)
-	var touched []int32
+	var fm featMaxScratch
 	if d.IsSparse() {
 		m.rowptr = make([]int, 1, nb+1)
+		fm.grow(cols)
 	} else {
 		m.dense = make([]float64, nb*cols)
 	}
@@ -176,34 +175,17 @@ func bagMaxes(ctx context.Context, d *Dataset) (*Dataset, error) {
 			}
 			continue
 		}
-		for r := src; r < src+n; r++ {
-			p0, p1 := d.m.rowptr[r], d.m.rowptr[r+1]
-			if err := tk.tick(p1 - p0 + 1); err != nil {
-				return nil, err
-			}
-			for p := p0; p < p1; p++ {
-				j, v := d.m.colidx[p], d.m.values[p]
-				if cnt[j] == 0 {
-					touched = append(touched, j)
-					acc[j] = v
-				}
-				cnt[j]++
-				acc[j] = max(acc[j], v)
-			}
+		if err := tk.tick(d.m.rowptr[src+n] - d.m.rowptr[src] + n); err != nil {
+			return nil, err
 		}
-		slices.Sort(touched)
-		for _, j := range touched {
-			v := acc[j]
-			if cnt[j] < n {
-				v = max(v, 0) // an instance without the entry holds a 0
-			}
-			if v != 0 {
+		fm.gather(d, k, nil)
+		slices.Sort(fm.touched)
+		for _, j := range fm.touched {
+			if v := fm.take(j, n); v != 0 {
 				m.colidx = append(m.colidx, j)
 				m.values = append(m.values, v)
 			}
-			cnt[j] = 0
 		}
-		touched = touched[:0]
 		m.rowptr = append(m.rowptr, len(m.values))
 	}
 	bagPtr := make([]int, nb+1)
@@ -243,33 +225,15 @@ func (d *Dataset) bagFeatureMax(k int, beta []float64, beta0 float64, fm *featMa
 		return s
 	}
 	fm.grow(len(beta))
-	for r := src; r < src+n; r++ {
-		for p := d.m.rowptr[r]; p < d.m.rowptr[r+1]; p++ {
-			j, v := d.m.colidx[p], d.m.values[p]
-			if beta[j] == 0 {
-				continue
-			}
-			if fm.cnt[j] == 0 {
-				fm.touched = append(fm.touched, j)
-				fm.acc[j] = v
-			}
-			fm.cnt[j]++
-			fm.acc[j] = max(fm.acc[j], v)
-		}
-	}
+	fm.gather(d, k, beta)
 	for _, j := range fm.touched { // in first-seen order: the sum is deterministic
-		v := fm.acc[j]
-		if int(fm.cnt[j]) < n {
-			v = max(v, 0)
-		}
-		s += beta[j] * v
-		fm.cnt[j] = 0
+		s += beta[j] * fm.take(j, n)
 	}
-	fm.touched = fm.touched[:0]
 	return s
 }
 
-// featMaxScratch is bagFeatureMax's per-column state for sparse bags.
+// featMaxScratch gathers the column maxima of a sparse bag for bagMaxes
+// and bagFeatureMax.
 type featMaxScratch struct {
 	acc     []float64
 	cnt     []int32
@@ -282,6 +246,39 @@ func (fm *featMaxScratch) grow(cols int) {
 		fm.cnt = make([]int32, cols)
 		fm.touched = make([]int32, 0, cols)
 	}
+}
+
+// gather sets touched to the columns bag k of sparse d stores (those with
+// beta[j] != 0 unless beta is nil), in first-seen order, with acc[j]
+// their largest stored value and cnt[j] how many instances store them.
+func (fm *featMaxScratch) gather(d *Dataset, k int, beta []float64) {
+	fm.touched = fm.touched[:0]
+	src := d.bagSrc[k]
+	for r := src; r < src+d.bagPtr[k+1]-d.bagPtr[k]; r++ {
+		for p := d.m.rowptr[r]; p < d.m.rowptr[r+1]; p++ {
+			j, v := d.m.colidx[p], d.m.values[p]
+			if beta != nil && beta[j] == 0 {
+				continue
+			}
+			if fm.cnt[j] == 0 {
+				fm.touched = append(fm.touched, j)
+				fm.acc[j] = v
+			}
+			fm.cnt[j]++
+			fm.acc[j] = max(fm.acc[j], v)
+		}
+	}
+}
+
+// take returns column j's max over the bag's n instances, where one that
+// does not store the column holds a 0, and clears j for the next bag.
+func (fm *featMaxScratch) take(j int32, n int) float64 {
+	v := fm.acc[j]
+	if int(fm.cnt[j]) < n {
+		v = max(v, 0)
+	}
+	fm.cnt[j] = 0
+	return v
 }
 
 // featMaxPool holds featMaxScratch values between scoring calls.

@@ -821,7 +821,7 @@ func (cv *cvRun) reject(folds int) {
 			m, _, _ := meanStdAUC(cv.foldAUCs(p, l))
 			pairBest[p] = max(pairBest[p], m)
 		}
-		if cv.s.gated(Setting{Pooling: cv.s.Poolings[p%len(cv.s.Poolings)]}) {
+		if cv.s.gated(cv.s.Poolings[p%len(cv.s.Poolings)]) {
 			bestGated = max(bestGated, pairBest[p])
 		} else {
 			best = max(best, pairBest[p])
@@ -842,7 +842,7 @@ func (cv *cvRun) reject(folds int) {
 	}
 	margin := max(cv.s.Reject, z*se)
 	for p := range cv.alive {
-		gated := cv.s.gated(Setting{Pooling: cv.s.Poolings[p%len(cv.s.Poolings)]})
+		gated := cv.s.gated(cv.s.Poolings[p%len(cv.s.Poolings)])
 		// A gated pair must beat the others at the end by FeatureMaxSE
 		// standard errors; one that trails them on the screening folds
 		// is not run further (on vaccine and fox, where it never wins,
@@ -888,11 +888,11 @@ func (cv *cvRun) selection() Selection {
 		}
 		return b
 	}
-	bestIdx := best(func(st Setting) bool { return !s.gated(st) })
+	bestIdx := best(func(st Setting) bool { return !s.gated(st.Pooling) })
 	if bestIdx < 0 { // every setting that ran is gated
 		bestIdx = best(func(Setting) bool { return true })
 	}
-	if best := sel.Settings[bestIdx]; s.PreferMean > 0 && best.Pooling.Kind != PoolMean && !s.gated(best) {
+	if best := sel.Settings[bestIdx]; s.PreferMean > 0 && best.Pooling.Kind != PoolMean && !s.gated(best.Pooling) {
 		bm := -1
 		for i, st := range sel.Settings {
 			if !st.Rejected && st.Pooling.Kind == PoolMean && (bm < 0 || score(st) > score(sel.Settings[bm])) {
@@ -925,8 +925,8 @@ func (cv *cvRun) selection() Selection {
 			bestIdx = e.Members[0]
 		}
 	}
-	if chosen := sel.Settings[bestIdx]; !s.gated(chosen) {
-		if fm := best(s.gated); fm >= 0 {
+	if chosen := sel.Settings[bestIdx]; !s.gated(chosen.Pooling) {
+		if fm := best(func(st Setting) bool { return s.gated(st.Pooling) }); fm >= 0 {
 			c := score(chosen)
 			if sel.Ensembled {
 				c = s.score(sel.Ensemble.AUC, sel.Ensemble.Deviance)
@@ -946,9 +946,9 @@ func (cv *cvRun) selection() Selection {
 	return sel
 }
 
-// gated reports whether st is held to FeatureMaxSE.
-func (s Search) gated(st Setting) bool {
-	return s.FeatureMaxSE > 0 && st.Pooling.Kind == PoolFeatureMax
+// gated reports whether settings with pooling p are held to FeatureMaxSE.
+func (s Search) gated(p Pooling) bool {
+	return s.FeatureMaxSE > 0 && p.Kind == PoolFeatureMax
 }
 
 // pairedSE returns the standard error of the mean of a[f]-b[f]
@@ -983,7 +983,7 @@ func (cv *cvRun) bestEnsemble(settings []Setting, size int) *EnsembleSetting {
 	nl := len(cv.lams)
 	var full []int
 	for i, st := range settings {
-		if len(st.FoldAUC) == cv.nf && !cv.s.gated(st) {
+		if len(st.FoldAUC) == cv.nf && !cv.s.gated(st.Pooling) {
 			full = append(full, i)
 		}
 	}
