@@ -10,7 +10,11 @@
 //   - SphereProx is the exact global minimizer of the nonconvex w-update
 //     of spherically constrained problems (Theorem 1);
 //   - MaxProx is the exact global minimizer of the nonconvex t-update of
-//     max-constrained problems (Theorem 2).
+//     max-constrained problems (Theorem 2);
+//   - TopKProx and MeanProx do the same for the pooling family that
+//     generalizes the max constraint: q_i equal to the mean of the k
+//     largest t_ij (nonconvex for 1 <= k < n, exact by a sort-based scan)
+//     and to the mean of all of them (a convex quadratic in closed form).
 //
 // # Conventions
 //
@@ -21,8 +25,8 @@
 // workspaces: the zero value is ready, the first solve of a size allocates
 // the buffers and every later solve and every iteration allocates nothing.
 // A workspace belongs to one goroutine; independent workspaces may run in
-// parallel (there is no package state). SphereProx and MaxProx never
-// allocate.
+// parallel (there is no package state). SphereProx, MaxProx, TopKProx and
+// MeanProx never allocate.
 //
 // # Errors, panics and cancellation
 //
@@ -32,9 +36,9 @@
 // options alone); a non-finite iterate wraps ErrNotFinite and names the
 // iteration; a failed line search wraps ErrBacktrack; a cancelled context
 // gives its error, wrapped, so errors.Is(err, context.Canceled) holds.
-// Panics are reserved for programmer errors: SphereProx and MaxProx on
-// mismatched lengths or overlapping arguments (the message names the
-// function), and a Solver or FISTA entered while another call on it runs.
+// Panics are reserved for programmer errors: the four proxes on
+// mismatched lengths, overlapping arguments or (TopKProx) k outside
+// 1..len(phi) (the message names the function), and a Solver or FISTA entered while another call on it runs.
 //
 // Solver.Solve checks its context before every iteration and between the
 // two updates, and hands it to problems that implement Starter, which pass

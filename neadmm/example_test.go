@@ -35,6 +35,33 @@ func ExampleMaxProx() {
 	// [0.5 5 -1 2]
 }
 
+func ExampleTopKProx() {
+	// One bag under top-2 pooling: q_i is the mean of the bag's two largest t_j.
+	phi := []float64{0.5, 3, -1, 2}
+	t := make([]float64, len(phi))
+
+	// b = 7 is above P_2(phi) = 2.5: the two largest rise by (7 - 2.5)/3.
+	neadmm.TopKProx(t, phi, 7, 2)
+	fmt.Println(t)
+
+	// b = 1 is below it: the two largest come down by delta, minimizing
+	// (1 - (2.5 - delta))^2 + 2 delta^2, so delta = 0.5 (still above phi_0).
+	neadmm.TopKProx(t, phi, 1, 2)
+	fmt.Printf("%.4f\n", t)
+	// Output:
+	// [0.5 4.5 -1 3.5]
+	// [0.5000 2.5000 -1.0000 1.5000]
+}
+
+func ExampleMeanProx() {
+	// Mean pooling: every t_j moves by the same (mean(phi) - b)/(n+1).
+	phi := []float64{0.5, 3, -1, 2}
+	t := make([]float64, len(phi))
+	neadmm.MeanProx(t, phi, 1)
+	fmt.Printf("%.3f\n", t) // mean(phi) = 1.125: t_j = phi_j - 0.025
+	// Output: [0.475 2.975 -1.025 1.975]
+}
+
 // lasso is min 0.5||A x - y||^2 + lambda ||x||_1 as a FISTAProblem.
 type lasso struct {
 	a          []float64 // rows x cols, row-major
