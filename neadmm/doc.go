@@ -38,7 +38,8 @@
 // gives its error, wrapped, so errors.Is(err, context.Canceled) holds.
 // Panics are reserved for programmer errors: the four proxes on
 // mismatched lengths, overlapping arguments or (TopKProx) k outside
-// 1..len(phi) (the message names the function), and a Solver or FISTA entered while another call on it runs.
+// 1..len(phi) (the message names the function), and a Solver or FISTA
+// entered while another call on it runs.
 //
 // Solver.Solve checks its context before every iteration and between the
 // two updates, and hands it to problems that implement Starter, which pass
