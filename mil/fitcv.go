@@ -63,8 +63,9 @@ type Search struct {
 	// every class needs at least Folds bags.
 	Folds int
 	// Repeats (0 means 1) repeats the Folds-fold cross-validation on
-	// that many independent stratified splits (Protocol's, from Seed) and
-	// scores a setting by its mean AUC over all Folds*Repeats test folds.
+	// that many independent stratified splits (Protocol's, from Seed,
+	// within its caps MaxSplits and MaxSplitIndices) and scores a setting
+	// by its mean score (see Criterion) over all Folds*Repeats test folds.
 	Repeats int
 	// Seed makes the folds deterministic (as Protocol.Seed).
 	Seed uint64
@@ -78,11 +79,16 @@ type Search struct {
 	// criterion's units (AUC, or nats of deviance); EnsembleMargin,
 	// EnsembleSE and the early rejection (ScreenFolds) stay on the AUC.
 	Criterion Criterion
-	// Workers caps the goroutines that run fits at once: 0 means
-	// GOMAXPROCS. The result does not depend on it.
+	// Workers caps the goroutines that run fits at once: 0 (or less)
+	// means GOMAXPROCS. The result does not depend on it.
 	Workers int
 	// Base holds every other option of the fits (its Lambda, Pooling and
-	// Scaling are replaced by the setting's). Its Callback is ignored.
+	// Scaling are replaced by the setting's). Its Callback is ignored:
+	// the fits run concurrently, and the chosen options (Selection.Options,
+	// EnsembleSetting.Options) have none. Its MaxBytes caps each fit's
+	// estimate, checked on d before any work and on every setup;
+	// FitCV holds up to 3 x len(Scalings) x Folds x Repeats setups at
+	// once, each no larger than a fit's on d.
 	Base Options
 	// ScreenFolds, Reject and RejectSE drop hopeless settings early: once
 	// every setting has run on the first ScreenFolds folds, a (scaling,
@@ -136,7 +142,9 @@ type Search struct {
 	Cold bool
 	// EnsembleSize >= 2 also scores, as one more candidate each, the
 	// equal-weight ensembles (see Ensemble) of every 2 to EnsembleSize
-	// settings that ran on every fold: an ensemble's fold values are the
+	// settings that ran on every fold (at most MaxEnsembleCandidates
+	// ensembles for the grid's size; Validate refuses more): an
+	// ensemble's fold values are the
 	// AUC and the deviance of the mean of its members' test-fold bag
 	// scores, so it costs no fit. The ensemble of the best CV score is
 	// chosen over the best setting (after PreferBase) when its CV score
@@ -256,6 +264,8 @@ func (s Search) Validate() error {
 		return bad("WarmRho = %g, want in [0, 1]", s.WarmRho)
 	case s.EnsembleSize < 0:
 		return bad("EnsembleSize = %d, want >= 0", s.EnsembleSize)
+	case s.Repeats > MaxSplits:
+		return bad("Repeats = %d, above MaxSplits = %d", s.Repeats, MaxSplits)
 	case !(s.EnsembleMargin >= 0) || !num.Finite(s.EnsembleMargin):
 		return bad("EnsembleMargin = %g, want finite and >= 0", s.EnsembleMargin)
 	case !(s.EnsembleSE >= 0) || !num.Finite(s.EnsembleSE):
@@ -284,7 +294,32 @@ func (s Search) Validate() error {
 			return bad("Scalings: %d, unknown", int(sc))
 		}
 	}
+	if n := ensembleCandidates(len(s.Lambdas)*len(s.Poolings)*len(s.Scalings), s.EnsembleSize); n > MaxEnsembleCandidates {
+		return bad("EnsembleSize = %d: ensembles of 2 to %d of the grid's %d settings are %.4g candidates, above MaxEnsembleCandidates = %d",
+			s.EnsembleSize, s.EnsembleSize, len(s.Lambdas)*len(s.Poolings)*len(s.Scalings), n, MaxEnsembleCandidates)
+	}
 	return s.Base.Validate()
+}
+
+// MaxEnsembleCandidates caps the ensembles FitCV scores (see
+// Search.EnsembleSize): each costs a pass over every test fold's bag
+// scores, and their number grows as settings^EnsembleSize.
+// DefaultSearch's grid has 286.
+const MaxEnsembleCandidates = 100000
+
+// ensembleCandidates returns the number of ensembles of 2 to size of n
+// settings, sum over k of C(n, k), in float64 (it cannot overflow; the
+// sum stops once it passes the cap).
+func ensembleCandidates(n, size int) float64 {
+	total, c := 0.0, float64(n) // c = C(n, k-1)
+	for k := 2; k <= min(size, n); k++ {
+		c = c * float64(n-k+1) / float64(k)
+		total += c
+		if total > MaxEnsembleCandidates {
+			break
+		}
+	}
+	return total
 }
 
 // Setting is one point of the search grid with its cross-validated score.
@@ -401,15 +436,20 @@ func (s Selection) String() string {
 // s.Reject are dropped. The fits run on s.Workers goroutines (GOMAXPROCS
 // by default); the result is the same for any number.
 //
-// It returns an error wrapping ErrBadInput for a nil d, an invalid search
-// (an empty grid included; see Search.Validate), or a class with fewer
-// bags than folds (the message names the counts); an error matching
-// ErrOneClass when d holds one class; the error of a fit; and ctx's error,
-// wrapped, within milliseconds of its cancellation.
+// It returns an error wrapping ErrBadInput for a nil ctx or d, an invalid
+// search (an empty grid included; see Search.Validate), a class with fewer
+// bags than folds (the message names the counts), or more splits than
+// Protocol.Splits allows; one wrapping ErrTooLarge as well when a fit on d
+// would exceed Base.MaxBytes; an error matching ErrOneClass when d holds
+// one class; the error of a fit; and ctx's error, wrapped, within
+// milliseconds of its cancellation.
 func FitCV(ctx context.Context, d *Dataset, s Search) (*Model, Selection, error) {
-	sel := Selection{Folds: s.Folds}
+	sel := Selection{Folds: s.Folds * max(s.Repeats, 1)}
 	if err := d.checkUsable("FitCV"); err != nil {
 		return nil, sel, err
+	}
+	if ctx == nil {
+		return nil, sel, fmt.Errorf("%w: FitCV: nil context", ErrBadInput)
 	}
 	if err := s.Validate(); err != nil {
 		return nil, sel, err
@@ -422,12 +462,25 @@ func FitCV(ctx context.Context, d *Dataset, s Search) (*Model, Selection, error)
 		return nil, sel, fmt.Errorf("%w: FitCV: %d folds need at least %d bags of each class; the data has %d positive and %d negative bags",
 			ErrBadInput, s.Folds, s.Folds, pos, nb-pos)
 	}
+	// The final fit's memory check, before the cross-validation rather
+	// than after it (every CV fit is on a subset of d, checked again in
+	// its setup).
+	base := s.Base.withDefaults()
+	if err := checkBytes(d, &base, fitBytes(d, &base)); err != nil {
+		return nil, sel, err
+	}
+	splits, err := (Protocol{Folds: s.Folds, Repeats: max(s.Repeats, 1), Seed: s.Seed}).Splits(d.Labels())
+	if err != nil {
+		return nil, sel, err
+	}
 	start := time.Now()
-	cv := newCVRun(d, s)
+	cv := newCVRun(d, s, splits)
 	if err := cv.run(ctx); err != nil {
 		return nil, sel, err
 	}
-	sel = cv.selection()
+	if sel, err = cv.selection(ctx); err != nil {
+		return nil, sel, err
+	}
 	sel.CVTime = time.Since(start)
 	t0 := time.Now()
 	if sel.Ensembled {
@@ -488,8 +541,8 @@ type cvRun struct {
 }
 
 // pair index = scaling*len(Poolings) + pooling.
-func newCVRun(d *Dataset, s Search) *cvRun {
-	cv := &cvRun{d: d, s: s, nf: s.Folds * max(s.Repeats, 1)}
+func newCVRun(d *Dataset, s Search, splits []Split) *cvRun {
+	cv := &cvRun{d: d, s: s, splits: splits, nf: len(splits)}
 	cv.lamIdx = make([]int, len(s.Lambdas))
 	for i := range cv.lamIdx {
 		cv.lamIdx[i] = i
@@ -526,10 +579,6 @@ func newCVRun(d *Dataset, s Search) *cvRun {
 
 func (cv *cvRun) run(ctx context.Context) error {
 	s := cv.s
-	var err error
-	if cv.splits, err = (Protocol{Folds: s.Folds, Repeats: max(s.Repeats, 1), Seed: s.Seed}).Splits(cv.d.Labels()); err != nil {
-		return err
-	}
 	ns := len(s.Scalings)
 	cv.preps = make([]*prepared, cv.nf*ns*prepKinds)
 	cv.tests = make([]*Dataset, cv.nf)
@@ -853,8 +902,9 @@ func (cv *cvRun) reject(folds int) {
 	}
 }
 
-// selection summarizes the run and picks the best setting.
-func (cv *cvRun) selection() Selection {
+// selection summarizes the run and picks the best setting. Its only error
+// is ctx's, from the ensembles' search.
+func (cv *cvRun) selection(ctx context.Context) (Selection, error) {
 	s := cv.s
 	sel := Selection{Folds: cv.nf, Fits: cv.fits}
 	for p := range cv.alive {
@@ -916,7 +966,10 @@ func (cv *cvRun) selection() Selection {
 		}
 	}
 	if s.EnsembleSize >= 2 {
-		sel.Ensemble = cv.bestEnsemble(sel.Settings, s.EnsembleSize)
+		var err error
+		if sel.Ensemble, err = cv.bestEnsemble(ctx, sel.Settings, s.EnsembleSize); err != nil {
+			return sel, err
+		}
 		best := sel.Settings[bestIdx]
 		// Under CriterionAUC the first condition follows from the second.
 		if e := sel.Ensemble; e != nil && s.score(e.AUC, e.Deviance) > score(best) &&
@@ -943,7 +996,7 @@ func (cv *cvRun) selection() Selection {
 			e.Options = append(e.Options, s.options(sel.Settings[i]))
 		}
 	}
-	return sel
+	return sel, nil
 }
 
 // gated reports whether settings with pooling p are held to FeatureMaxSE.
@@ -965,10 +1018,12 @@ func pairedSE(a, b []float64) float64 {
 	return sd / math.Sqrt(float64(n))
 }
 
-// options returns Base with st's lambda, pooling and scaling.
+// options returns Base with st's lambda, pooling and scaling, and no
+// Callback (see Search.Base).
 func (s Search) options(st Setting) Options {
 	o := s.Base
 	o.Lambda, o.Pooling, o.Scaling = st.Lambda, st.Pooling, st.Scaling
+	o.Callback = nil
 	return o
 }
 
@@ -978,8 +1033,9 @@ func (s Search) options(st Setting) Options {
 // order of the members' indices, smaller ensembles first), nil if fewer
 // than two settings ran on every fold. The weighted sum of the fits' bag
 // scores is the ensemble's score, accumulated as Ensemble's model does, so
-// no fit is needed.
-func (cv *cvRun) bestEnsemble(settings []Setting, size int) *EnsembleSetting {
+// no fit is needed. It checks ctx before each candidate and returns its
+// error, wrapped.
+func (cv *cvRun) bestEnsemble(ctx context.Context, settings []Setting, size int) (*EnsembleSetting, error) {
 	nl := len(cv.lams)
 	var full []int
 	for i, st := range settings {
@@ -991,8 +1047,10 @@ func (cv *cvRun) bestEnsemble(settings []Setting, size int) *EnsembleSetting {
 	var mix []float64
 	aucs := make([]float64, cv.nf)
 	devs := make([]float64, cv.nf)
+	size = min(size, len(full))
 	idx := make([]int, 0, size)
 	w8 := cv.s.Base.Weighting
+	var err error
 	score := func() {
 		w := 1 / float64(len(idx))
 		for f := range cv.nf {
@@ -1026,15 +1084,18 @@ func (cv *cvRun) bestEnsemble(settings []Setting, size int) *EnsembleSetting {
 		best = &EnsembleSetting{Members: mem, AUC: m, AUCStd: sd, FoldAUC: slices.Clone(aucs),
 			Deviance: dm, DevianceStd: dsd, FoldDeviance: slices.Clone(devs)}
 	}
-	for n := 2; n <= size; n++ { // smaller ensembles first
+	for n := 2; n <= size && err == nil; n++ { // smaller ensembles first
 		want := n
 		var rec func(from int)
 		rec = func(from int) {
 			if len(idx) == want {
-				score()
+				if err = ctx.Err(); err == nil {
+					score()
+				}
 				return
 			}
-			for a := from; a < len(full); a++ {
+			// Stop where too few settings are left to fill the ensemble.
+			for a := from; a <= len(full)-(want-len(idx)) && err == nil; a++ {
 				idx = append(idx, a)
 				rec(a + 1)
 				idx = idx[:len(idx)-1]
@@ -1042,5 +1103,8 @@ func (cv *cvRun) bestEnsemble(settings []Setting, size int) *EnsembleSetting {
 		}
 		rec(0)
 	}
-	return best
+	if err != nil {
+		return nil, fmt.Errorf("mil: FitCV: %w", err)
+	}
+	return best, nil
 }

@@ -3,10 +3,12 @@ package mil
 import (
 	"context"
 	"math"
+	"math/bits"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/neadmm/neadmm/neadmm"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -108,6 +110,9 @@ func TestFitCVErrors(t *testing.T) {
 	require.NoError(t, err)
 	_, _, err = FitCV(ctx, nil, DefaultSearch())
 	assert.ErrorIs(t, err, ErrBadInput)
+	//lint:ignore SA1012 a nil context is the bad input tested
+	_, _, err = FitCV(nil, d, DefaultSearch())
+	assert.ErrorIs(t, err, ErrBadInput)
 	for name, mod := range map[string]func(*Search){
 		"no lambdas":     func(s *Search) { s.Lambdas = nil },
 		"no poolings":    func(s *Search) { s.Poolings = []Pooling{} },
@@ -133,6 +138,12 @@ func TestFitCVErrors(t *testing.T) {
 		"Inf PreferMean": func(s *Search) { s.PreferMean = math.Inf(1) },
 		"bad Criterion":  func(s *Search) { s.Criterion = CriterionDeviance + 1 },
 		"neg Criterion":  func(s *Search) { s.Criterion = -1 },
+		// Caps: splits (Repeats x Folds overflows an int) and ensembles.
+		"huge Repeats": func(s *Search) { s.Repeats = 1 << 62 },
+		"many ensembles": func(s *Search) {
+			s.Lambdas = []float64{1, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001, 3e-4, 1e-4, 3e-5}
+			s.EnsembleSize = 4 // 40 settings: 102050 ensembles
+		},
 	} {
 		s := DefaultSearch()
 		mod(&s)
@@ -390,9 +401,9 @@ func TestFitCVEnsemble(t *testing.T) {
 		d := twoConceptData(t, 120, c.seed)
 		s := smallSearch()
 		s.EnsembleSize = c.size
-		cv := newCVRun(d, s)
+		cv := testCVRun(t, d, s)
 		require.NoError(t, cv.run(context.Background()))
-		sel := cv.selection()
+		sel := testSelection(t, cv)
 		// Brute force over the stored scores: every subset of the fully
 		// run settings, by bit mask.
 		nl := len(cv.lams)
@@ -523,9 +534,9 @@ func TestFitCVDeviance(t *testing.T) {
 		s.EnsembleSize = 3
 		s.EnsembleMargin = 1e9 // score the ensembles, choose none
 		s.Base.Weighting = c.w
-		cv := newCVRun(d, s)
+		cv := testCVRun(t, d, s)
 		require.NoError(t, cv.run(context.Background()))
-		sel := cv.selection()
+		sel := testSelection(t, cv)
 		nl := len(cv.lams)
 		// dev is the definition: sum_i w_i log(1 + exp(-s_i q_i)) / B,
 		// w_i = B/(2 B_c) for Balanced, 1 for Uniform. The scores here are
@@ -610,7 +621,7 @@ func TestFitCVDeviance(t *testing.T) {
 		// chosen setting's and its AUC larger by more than the margin.
 		for _, margin := range []float64{0, 0.01} {
 			cv.s.EnsembleMargin = margin
-			got := cv.selection()
+			got := testSelection(t, cv)
 			b := sel.Settings[best]
 			want := e.Deviance < b.Deviance && e.AUC > b.AUC+margin
 			assert.Equal(t, want, got.Ensembled, "seed %d, margin %g", c.seed, margin)
@@ -625,7 +636,7 @@ func TestFitCVDeviance(t *testing.T) {
 		// The same run under CriterionAUC picks the largest AUC.
 		cv.s.Criterion = CriterionAUC
 		cv.s.EnsembleMargin = 1e9
-		assert.Equal(t, sel.Settings[bestAUC].String(), cv.selection().Best.String(), "seed %d", c.seed)
+		assert.Equal(t, sel.Settings[bestAUC].String(), testSelection(t, cv).Best.String(), "seed %d", c.seed)
 	}
 	t.Logf("the deviance and the AUC choose differently on %d of 4 seeds; ensembled %d, kept %d", differ, ensembled, kept)
 	assert.Positive(t, differ, "no seed where the deviance and the AUC choose differently")
@@ -652,5 +663,101 @@ func forEnsembles(idx []int, maxSize int, f func(members []int)) {
 		if len(members) >= 2 && len(members) <= maxSize {
 			f(members)
 		}
+	}
+}
+
+// testCVRun returns FitCV's cross-validation state for d under s, not run.
+func testCVRun(t *testing.T, d *Dataset, s Search) *cvRun {
+	t.Helper()
+	splits, err := (Protocol{Folds: s.Folds, Repeats: max(s.Repeats, 1), Seed: s.Seed}).Splits(d.Labels())
+	require.NoError(t, err)
+	return newCVRun(d, s, splits)
+}
+
+// testSelection returns cv's selection, failing t on an error.
+func testSelection(t *testing.T, cv *cvRun) Selection {
+	t.Helper()
+	sel, err := cv.selection(context.Background())
+	require.NoError(t, err)
+	return sel
+}
+
+// TestEnsembleCandidates checks the count Validate caps against
+// enumeration: the subsets of 2 to size of n settings.
+func TestEnsembleCandidates(t *testing.T) {
+	for n := 0; n <= 14; n++ {
+		for size := 0; size <= 16; size++ {
+			want := 0
+			for mask := range 1 << n {
+				if k := bits.OnesCount(uint(mask)); k >= 2 && k <= size {
+					want++
+				}
+			}
+			require.Equal(t, float64(want), ensembleCandidates(n, size), "n %d, size %d", n, size)
+		}
+	}
+	// A size beyond the grid is the grid's size: DefaultSearch's 12
+	// settings have 4083 ensembles however large EnsembleSize is.
+	s := DefaultSearch()
+	s.EnsembleSize = 1 << 62
+	require.NoError(t, s.Validate())
+	assert.Equal(t, 4083.0, ensembleCandidates(12, s.EnsembleSize))
+}
+
+// TestFitCVEnsembleLimits: an EnsembleSize above the number of settings
+// chooses as the number itself does, and the ensembles' search stops on
+// ctx.
+func TestFitCVEnsembleLimits(t *testing.T) {
+	d := twoConceptData(t, 120, 2)
+	s := smallSearch() // 8 settings
+	s.EnsembleSize = 8
+	_, want, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	s.EnsembleSize = 1 << 62
+	_, got, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	require.NotNil(t, got.Ensemble)
+	assert.Equal(t, want.Ensemble.Members, got.Ensemble.Members)
+	assert.Equal(t, want.String(), got.String())
+
+	cv := testCVRun(t, d, s)
+	require.NoError(t, cv.run(context.Background()))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = cv.selection(ctx)
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// TestFitCVCallbackAndMemory: Base's Callback is not called and is not
+// in the chosen options; Base.MaxBytes is checked on d before any fit,
+// sparse or dense.
+func TestFitCVCallbackAndMemory(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 60, Features: 4, MinInstances: 1, MaxInstances: 4, Seed: 7})
+	require.NoError(t, err)
+	s := smallSearch()
+	s.EnsembleSize = 3
+	calls := 0
+	s.Base.Callback = func(neadmm.Iteration) bool { calls++; return true }
+	m, sel, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	assert.Zero(t, calls)
+	assert.Nil(t, sel.Options.Callback)
+	if sel.Ensemble != nil {
+		for _, o := range sel.Ensemble.Options {
+			assert.Nil(t, o.Callback)
+		}
+	}
+	assert.NotEqual(t, neadmm.StopCallback, m.Result().Reason)
+
+	sp, err := d.Convert(Sparse)
+	require.NoError(t, err)
+	for _, data := range []*Dataset{d, sp} {
+		s := smallSearch()
+		s.Poolings = []Pooling{MaxPooling()} // no bag means: no copy checked in the setup
+		s.Base.MaxBytes = 1000
+		m, sel, err := FitCV(context.Background(), data, s)
+		assert.Nil(t, m)
+		assert.ErrorIs(t, err, ErrTooLarge)
+		assert.Zero(t, sel.Fits, "sparse %v", data.IsSparse())
 	}
 }

@@ -27,12 +27,20 @@ type Protocol struct {
 	// precision, recall and F1 (positive iff score >= Threshold): 0 for raw
 	// bag scores, as the paper's code did; 0.5 for probabilities.
 	Threshold float64
-	// Workers caps how many splits run at once: 0 means GOMAXPROCS (all
-	// cores), 1 one at a time. It does not change the results (each split
+	// Workers caps how many splits run at once: 0 (or less) means
+	// GOMAXPROCS (all cores), 1 one at a time. It does not change the results (each split
 	// is scored on its own and reported in split order), but with more
 	// than one worker the score function must be safe for concurrent use.
 	Workers int
 }
+
+// The caps of Splits (and so of Run and FitCV): a Protocol's splits are
+// built in full before the first fit, and a host process must survive any
+// Repeats. MaxSplitIndices, 2^27 bag indices, is 1 GiB.
+const (
+	MaxSplits       = 100000
+	MaxSplitIndices = 1 << 27
+)
 
 // KFold returns stratified k-fold cross-validation repeated `repeats` times
 // (KFold(10, 5, seed) is the 10-fold CV x 5 of the project's reports),
@@ -62,8 +70,9 @@ type Split struct {
 // every fold's class counts are within one of each other and fold sizes
 // within one. It returns an error for a label other than 0 or 1, Folds == 1
 // or < 0, Folds above the size of either class (a test fold would miss a
-// class, leaving AUC undefined), Repeats < 1, or a TestFraction that leaves
-// a class without a training or test bag.
+// class, leaving AUC undefined), Repeats < 1, a TestFraction that leaves
+// a class without a training or test bag, or more than MaxSplits splits
+// or MaxSplitIndices bag indices in all (Repeats x Folds x bags).
 func (p Protocol) Splits(labels []float64) ([]Split, error) {
 	var cls [2][]int
 	for i, y := range labels {
@@ -89,7 +98,14 @@ func (p Protocol) Splits(labels []float64) ([]Split, error) {
 			}
 		}
 	}
-	var out []Split
+	// The splits are built in full, so their number and size are capped
+	// before anything is allocated (float64: the product cannot overflow).
+	ns := float64(p.Repeats) * float64(max(p.Folds, 1))
+	if ns > MaxSplits || ns*float64(len(labels)) > MaxSplitIndices {
+		return nil, fmt.Errorf("%w: Splits: %d repeats x %d folds of %d bags is %.0f splits and %.0f bag indices; the caps are MaxSplits = %d and MaxSplitIndices = %d",
+			ErrBadInput, p.Repeats, max(p.Folds, 1), len(labels), ns, ns*float64(len(labels)), MaxSplits, MaxSplitIndices)
+	}
+	out := make([]Split, 0, int(ns))
 	fold := make([]int, len(labels)) // fold (or 1 = test, 0 = train) of each bag
 	for rep := range p.Repeats {
 		rng := rand.New(rand.NewPCG(p.Seed, uint64(rep)))
@@ -185,18 +201,24 @@ type Report struct {
 
 // Run evaluates score under p on data: for each split it builds the train
 // and test subsets (sharing data's features), calls score and computes the
-// Metrics of the test scores at p.Threshold. It returns the first error in
-// split order: from Splits, from score (wrapped with the split), scores of
-// the wrong length or with NaN, a metric that is undefined, or ctx's error
-// when it is cancelled (splits not yet started are skipped). With an error
-// from a split or from ctx, the Report is still returned (nil only when
-// Splits fails): it holds the splits that completed, in split order, with
-// Mean and Std over them, so that an interrupted run keeps what it did.
+// Metrics of the test scores at p.Threshold. It returns an error wrapping
+// ErrBadInput for a nil ctx, data or score, a NaN threshold or splits
+// Splits refuses; else the first error in split order from score (wrapped
+// with the split), scores of the wrong length or with NaN, or a metric
+// that is undefined, the same for any Workers (a failing split stops the
+// others, and the cancellation that causes is not reported in its place);
+// or ctx's error when it is cancelled (splits not yet started are
+// skipped). With an error from a split or from ctx, the Report is still
+// returned (nil only when the arguments are refused): it holds the splits
+// that completed, in split order, with Mean and Std over them, so that an
+// interrupted run keeps what it did.
 func (p Protocol) Run(ctx context.Context, data *Dataset, score ScoreFunc) (*Report, error) {
 	if err := data.checkUsable("Run"); err != nil {
 		return nil, err
 	}
 	switch {
+	case ctx == nil:
+		return nil, fmt.Errorf("%w: Run: nil context", ErrBadInput)
 	case score == nil:
 		return nil, fmt.Errorf("%w: Run: nil score function", ErrBadInput)
 	case math.IsNaN(p.Threshold):
@@ -208,30 +230,45 @@ func (p Protocol) Run(ctx context.Context, data *Dataset, score ScoreFunc) (*Rep
 	}
 	res := make([]FoldResult, len(splits))
 	errs := make([]error, len(splits))
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// stopped[i]: split i failed with a ctx error once ctx was cancelled
+	// (by the caller or by another split's failure), not with its own.
+	stopped := make([]bool, len(splits))
 	one := func(i int) {
 		if err := ctx.Err(); err != nil {
-			errs[i] = err
+			errs[i], stopped[i] = err, true
 			return
 		}
 		errs[i] = p.runSplit(ctx, data, splits[i], score, &res[i])
 		if errs[i] != nil {
+			stopped[i] = isCtxErr(errs[i]) && ctx.Err() != nil
 			cancel() // later splits would be thrown away anyway
 		}
 	}
 	parallel(len(splits), workers(p.Workers, len(splits)), one)
-	// Report the error of the earliest failing split (a cancellation caused
-	// by it shows up only on later splits) beside the splits that completed.
-	var first error
+	// Report the error of the earliest failing split beside the splits that
+	// completed. The cancellation a failure causes can reach splits before
+	// it that were still running (Workers > 1): unless the caller's ctx is
+	// done, such a split's ctx error is passed over for the failure itself,
+	// so that the error does not depend on Workers.
+	var first, firstAny error
 	done := res[:0]
 	for i, err := range errs {
 		switch {
 		case err == nil:
 			done = append(done, res[i])
-		case first == nil:
+			continue
+		case first == nil && (parent.Err() != nil || !stopped[i]):
 			first = err
 		}
+		if firstAny == nil {
+			firstAny = err
+		}
+	}
+	if first == nil {
+		first = firstAny
 	}
 	r := &Report{Protocol: p, Folds: done}
 	if len(done) > 0 {

@@ -10,8 +10,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/neadmm/neadmm/internal/datadir"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -132,6 +134,12 @@ func TestSplitsErrors(t *testing.T) {
 		{Protocol{TestFraction: 0.05, Repeats: 1}, labels, "leaves class 1 (5 bags) without a training or test bag"},
 		{Protocol{TestFraction: 1, Repeats: 1}, labels, "without a training or test bag"},
 		{Protocol{TestFraction: math.NaN(), Repeats: 1}, labels, "without a training or test bag"},
+		// The caps, checked before anything is allocated (Repeats x Folds
+		// overflows an int at 1<<62 x 4).
+		{KFold(4, 1<<62, 0), labels, "MaxSplits = 100000"},
+		{KFold(2, MaxSplits/2+1, 0), labels, "100002 splits"},
+		{KFold(5, MaxSplitIndices/(5*25)+1, 0), labels, "MaxSplitIndices"},
+		{Protocol{TestFraction: 0.5, Repeats: math.MaxInt}, labels, "MaxSplits"},
 	} {
 		if s, err := c.p.Splits(c.labels); err == nil || s != nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%+v: got %v, want an error containing %q", c.p, err, c.msg)
@@ -295,6 +303,10 @@ func TestRunErrors(t *testing.T) {
 	if rep, err := p.Run(ctx, d, maxFeature(0)); !errors.Is(err, context.Canceled) || rep == nil || len(rep.Folds) != 0 {
 		t.Errorf("cancelled: %v, %+v", err, rep)
 	}
+	//lint:ignore SA1012 a nil context is the bad input tested
+	if rep, err := p.Run(nil, d, maxFeature(0)); !errors.Is(err, ErrBadInput) || rep != nil {
+		t.Errorf("nil context: %v, %+v", err, rep)
+	}
 	p.Threshold = math.NaN()
 	if _, err := p.Run(context.Background(), d, maxFeature(0)); err == nil {
 		t.Error("NaN threshold accepted")
@@ -406,4 +418,45 @@ func TestRunWorkersFit(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRunErrorWorkers: a failing split stops the splits still running,
+// in parallel those before it in split order too; Run reports the failure,
+// not the cancellation it caused. The caller's own cancellation is still
+// reported as such.
+func TestRunErrorWorkers(t *testing.T) {
+	d := plantedDataset(t, 40, 2)
+	p := KFold(2, 1, 1)
+	p.Workers = 2
+	splits, err := p.Splits(d.Labels())
+	require.NoError(t, err)
+	first := d.BagID(splits[0].Test[0])
+	boom := errors.New("boom")
+	// Split 0 waits until it is cancelled (at most 5 s), split 1 fails.
+	score := func(ctx context.Context, _, test *Dataset) ([]float64, error) {
+		if test.BagID(0) != first {
+			return nil, boom
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(5 * time.Second):
+			return nil, errors.New("split 0 was not cancelled")
+		}
+	}
+	rep, err := p.Run(context.Background(), d, score)
+	assert.ErrorIs(t, err, boom)
+	assert.Contains(t, err.Error(), "fold 1")
+	require.NotNil(t, rep)
+	assert.Empty(t, rep.Folds)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	wait := func(ctx context.Context, _, _ *Dataset) ([]float64, error) {
+		cancel()
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	_, err = p.Run(ctx, d, wait)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Contains(t, err.Error(), "fold 0")
 }
