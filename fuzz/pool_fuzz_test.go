@@ -85,6 +85,44 @@ func checkTopKProx(t *testing.T, data []byte) {
 	if err := topKCheck(tt, phi, b, k); err != nil {
 		t.Errorf("TopKProx(phi = %v, b = %v, k = %d) = %v: %v", phi, b, k, tt, err)
 	}
+	checkTopKHomogeneous(t, tt, phi, b, k)
+}
+
+// checkTopKHomogeneous solves the problem again with phi and b scaled by
+// the power of two that puts their largest magnitude in [2^1022, 2^1023),
+// where the scan's sums would overflow: the problem is homogeneous and a
+// power-of-two scaling is exact, so the result must be tt scaled, bit for
+// bit. (An overflow inside the scan once sent it to a wrong block with a
+// finite result.) Inputs with a nonzero magnitude below 2^-900 are skipped:
+// subnormal intermediates round differently from their scaled images.
+func checkTopKHomogeneous(t *testing.T, tt, phi []float64, b float64, k int) {
+	amax, amin := math.Abs(b), math.Abs(b)
+	for _, x := range phi {
+		amax = max(amax, math.Abs(x))
+		if x != 0 {
+			amin = min(amin, math.Abs(x))
+		}
+	}
+	if b == 0 {
+		amin = amax
+	}
+	if !(amax > 0) || math.IsInf(amax, 0) || amin < 0x1p-900 {
+		return
+	}
+	_, e := math.Frexp(amax) // amax in [2^(e-1), 2^e)
+	up := 1023 - e           // 2^up itself may overflow: Ldexp each value
+	big := make([]float64, len(phi))
+	for j, x := range phi {
+		big[j] = math.Ldexp(x, up)
+	}
+	got := make([]float64, len(phi))
+	neadmm.TopKProx(got, big, math.Ldexp(b, up), k)
+	for j := range got {
+		if got[j] != math.Ldexp(tt[j], up) {
+			t.Fatalf("TopKProx(phi x 2^%d, b x 2^%d, k = %d) = %v, want TopKProx(phi, b, k) x 2^%d = %v x 2^%d (phi = %v, b = %v)",
+				up, up, k, got, up, tt, up, phi, b)
+		}
+	}
 }
 
 func poolProxPanics(t *testing.T, phi []float64, b float64, k int) {

@@ -426,6 +426,42 @@ func TestRhoPolicies(t *testing.T) {
 	assert.Positive(t, changes, "balancing never changed rho from 1e-3")
 }
 
+// follower is a 1 x 1 x 1 problem whose primal residual is 0 and whose
+// dual residual is not (x1 counts up, x2 follows it): RhoBalance lowers
+// rho every iteration. It records the rho each UpdateX1 gets.
+type follower struct{ rhos []float64 }
+
+func (p *follower) Dims() (int, int, int) { return 1, 1, 1 }
+func (p *follower) UpdateX1(x1, _, _ []float64, rho float64) error {
+	p.rhos = append(p.rhos, rho)
+	x1[0]++
+	return nil
+}
+func (p *follower) UpdateX2(x2, x1, _ []float64, _ float64) error { x2[0] = x1[0]; return nil }
+func (p *follower) Constraint1(dst, x1 []float64)                 { dst[0] = x1[0] }
+func (p *follower) Constraint2(dst, x2 []float64)                 { dst[0] = -x2[0] }
+func (p *follower) Constraint1JacT(dst, _, v []float64)           { dst[0] = v[0] }
+
+// TestRhoBalanceFloor: balancing lowers rho down to RhoMin and never to 0,
+// even from the smallest Rho Validate accepts (whose default RhoMin,
+// 1e-6 x Rho, once rounded to 0).
+func TestRhoBalanceFloor(t *testing.T) {
+	for _, rho := range []float64{1, math.SmallestNonzeroFloat64} {
+		p := &follower{}
+		var sv neadmm.Solver
+		_, err := sv.Solve(context.Background(), p, []float64{0}, []float64{0}, []float64{0},
+			neadmm.Options{Rho: rho, Policy: neadmm.RhoBalance, MaxIter: 30})
+		require.NoError(t, err)
+		require.Len(t, p.rhos, 30)
+		floor := max(rho*neadmm.DefaultRhoMinFactor, math.SmallestNonzeroFloat64)
+		for k, r := range p.rhos {
+			require.Positive(t, r, "Rho %g, iteration %d", rho, k+1)
+			require.GreaterOrEqual(t, r, floor)
+		}
+		assert.Equal(t, floor, p.rhos[29], "Rho %g: rho did not reach the floor", rho)
+	}
+}
+
 // failing wraps a problem and corrupts x2 (or returns an error) at one
 // iteration.
 type failing struct {

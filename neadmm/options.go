@@ -61,8 +61,8 @@ type Options struct {
 	// RhoMax caps rho under RhoGeometric and RhoBalance; 0 means
 	// DefaultRhoMaxFactor*Rho. It must be >= Rho.
 	RhoMax float64
-	// RhoMin is the floor of RhoBalance; 0 means DefaultRhoMinFactor*Rho.
-	// It must be in (0, Rho].
+	// RhoMin is the floor of RhoBalance; 0 means DefaultRhoMinFactor*Rho
+	// (at least the smallest float64 > 0). It must be in (0, Rho].
 	RhoMin float64
 	// BalanceMu and BalanceTau are mu and tau of RhoBalance; 0 means 10
 	// and 2. Both must be > 1.
@@ -147,7 +147,9 @@ func (o *Options) setDefaults() {
 		o.RhoMax = min(DefaultRhoMaxFactor*o.Rho, math.MaxFloat64)
 	}
 	if o.RhoMin == 0 {
-		o.RhoMin = DefaultRhoMinFactor * o.Rho
+		// At least the smallest float64 > 0: for a subnormal Rho the
+		// product rounds to 0, and balancing would then pass rho = 0.
+		o.RhoMin = max(DefaultRhoMinFactor*o.Rho, math.SmallestNonzeroFloat64)
 	}
 	if o.BalanceMu == 0 {
 		o.BalanceMu = DefaultBalanceMu

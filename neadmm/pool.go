@@ -54,7 +54,8 @@ import (
 // t = phi - delta in closed form (MeanProx).
 //
 // The problem is homogeneous (phi, b scaled by s give t scaled by s), so
-// inputs whose sums overflow are solved scaled down by a power of two.
+// inputs large enough for the scan's sums to overflow are solved scaled
+// down by a power of two.
 
 // TopKProx sets t to a global minimizer of
 //
@@ -71,6 +72,12 @@ import (
 // at or above the k-th largest value and t_j = min(phi_j, tau) below it,
 // with delta > 0 and the pooled level tau found by the scan. The minimizer
 // is unique except for the choice among ties when raising.
+//
+// For k >= 2 the minimizer can lie outside the range of phi and b (phi =
+// (10, 0, -5), b = 10, k = 2 gives t = (11.67, 1.67, -5): the two largest
+// are raised together until their mean meets the level), so t can
+// overflow to ±Inf for finite input near MaxFloat64, where the exact
+// minimizer exceeds it; for k = 1 it stays within that range.
 //
 // t is used as scratch space (it receives a sorted copy of phi); t and phi
 // must not overlap. TopKProx does not allocate. Its cost is a sort of phi
@@ -103,18 +110,22 @@ func TopKProx(t, phi []float64, b float64, k int) {
 	copy(t, phi)
 	slices.Sort(t)
 	vk := t[n-k] // the k-th largest value
-	delta, tau := topKLevel(t, b, k)
-	if !finite2(delta, tau) {
-		// An intermediate sum overflowed: solve the problem scaled down
-		// by a power of two (t still holds the sorted phi), in which no
-		// sum or product of the scan exceeds MaxFloat64.
-		scale := downScale(4*n*k + 4) // m*(A - k*b) sums up to 2nk terms
+	// Every value of the scan is bounded by about 4nk max(|phi_j|, |b|):
+	// m*(A - k*b) + p*(U + L) sums at most 3nk terms, and delta <= 3 max/k.
+	// Where that could overflow, the problem is solved scaled down by a
+	// power of two (it is homogeneous: phi, b scaled by s give t scaled
+	// by s). The scale is chosen before the scan, not after a non-finite
+	// result: an overflow inside the scan can send it to a wrong block
+	// whose delta and tau are finite again.
+	scale := 1.0
+	if s := downScale(4*n*k + 4); max(-t[0], t[n-1], math.Abs(b)) > math.MaxFloat64*s {
+		scale = s
 		for j := range t {
 			t[j] *= scale
 		}
-		delta, tau = topKLevel(t, b*scale, k)
-		delta, tau = delta/scale, tau/scale
 	}
+	delta, tau := topKLevel(t, b*scale, k)
+	delta, tau = delta/scale, tau/scale
 	if delta <= 0 {
 		topKRaise(t, phi, vk, -delta, k)
 		return
@@ -211,10 +222,10 @@ func topKRaise(t, phi []float64, vk, up float64, k int) {
 // gives delta). It is TopKProx with k = len(phi).
 //
 // t and phi must not overlap. MeanProx does not allocate; its cost is two
-// passes over phi. (Unlike for the max and top-k pooling, the minimizer
-// can lie outside the range of phi and b, so t can overflow to ±Inf for
-// finite input within a factor n+1 of MaxFloat64.) It panics if len(phi) == 0, len(t) != len(phi) or t and
-// phi overlap.
+// passes over phi. (As for top-k pooling with k >= 2, and unlike the max,
+// the minimizer can lie outside the range of phi and b, so t can overflow
+// to ±Inf for finite input within a factor n+1 of MaxFloat64.) It panics
+// if len(phi) == 0, len(t) != len(phi) or t and phi overlap.
 //
 // Special cases:
 //

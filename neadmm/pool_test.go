@@ -299,12 +299,13 @@ func TestPoolProxCases(t *testing.T) {
 		want []float64
 	}{
 		{[]float64{0}, 2, 1, []float64{1}},
-		{[]float64{1, 1, 0}, 4, 2, []float64{2, 2, 0}},       // raise both: up = (4-1)/3
-		{[]float64{1, 1, 1}, 4, 2, []float64{2, 2, 1}},       // ties at the k-th value: lowest indices raised
-		{[]float64{0, 3, 3, 3}, 6, 2, []float64{0, 4, 4, 3}}, // the first two of the tied maxima
-		{[]float64{4, 2, 0}, 0, 2, []float64{3, 1, 0}},       // no block: top two lowered by (3-0)/3 = 1
-		{[]float64{2, 1, 0}, -3, 3, []float64{1, 0, -1}},     // mean: δ = (1+3)/4 = 1
-		{[]float64{5, 5}, 5, 2, []float64{5, 5}},             // already optimal
+		{[]float64{1, 1, 0}, 4, 2, []float64{2, 2, 0}},                // raise both: up = (4-1)/3
+		{[]float64{1, 1, 1}, 4, 2, []float64{2, 2, 1}},                // ties at the k-th value: lowest indices raised
+		{[]float64{0, 3, 3, 3}, 6, 2, []float64{0, 4, 4, 3}},          // the first two of the tied maxima
+		{[]float64{4, 2, 0}, 0, 2, []float64{3, 1, 0}},                // no block: top two lowered by (3-0)/3 = 1
+		{[]float64{2, 1, 0}, -3, 3, []float64{1, 0, -1}},              // mean: δ = (1+3)/4 = 1
+		{[]float64{5, 5}, 5, 2, []float64{5, 5}},                      // already optimal
+		{[]float64{10, 0, -5}, 10, 2, []float64{35. / 3, 5. / 3, -5}}, // up = (10-5)/3: beyond max(phi, b) (the doc's example)
 		{[]float64{1.5e308, 1.5e308, 0}, -1.5e308, 2, []float64{5e307, 5e307, 0}},
 	} {
 		got := make([]float64, len(tc.phi))
@@ -336,6 +337,72 @@ func TestPoolProxCases(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPoolProxHomogeneous: the problems are homogeneous, and a scaling
+// by a power of two is exact in floating point (no result here is
+// subnormal), so scaling phi and b by 2^p must scale the result by 2^p
+// bit for bit, up to p = 1023 where the scans' sums would overflow. Once
+// an overflow inside the scan sent it to a wrong block with a finite
+// result (phi = (1.5, -1, -1) x 2^1023, b = 0, k = 2).
+func TestPoolProxHomogeneous(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	ref, got, big := make([]float64, 9), make([]float64, 9), make([]float64, 9)
+	for trial := range 3000 {
+		n := 1 + r.IntN(9)
+		phi := make([]float64, n)
+		for j := range phi {
+			phi[j] = float64(r.IntN(7)-3) / 2 // ties are frequent
+			if trial%2 == 1 {
+				phi[j] = max(-1.9, min(1.9, r.NormFloat64())) // below 2: x 2^1023 stays finite
+			}
+		}
+		if trial == 0 {
+			phi, n = []float64{1.5, -1, -1}, 3
+		}
+		b := float64(r.IntN(7)-3) / 2
+		k := 1 + r.IntN(n)
+		if trial == 0 {
+			b, k = 0, 2
+		}
+		// Up to 2^1021 for MeanProx: its result can exceed the range of
+		// phi and b by (n+1)/n, and 2^1023 x 2 overflows.
+		for _, p := range []int{-900, 500, 1000, 1021, 1023} {
+			s := math.Ldexp(1, p)
+			for j, x := range phi {
+				big[j] = x * s
+			}
+			big := big[:n]
+			for _, f := range []struct {
+				name  string
+				solve func(t, phi []float64, b float64)
+			}{
+				{"TopKProx", func(t, phi []float64, b float64) { TopKProx(t, phi, b, k) }},
+				{"MaxProx", func(t, phi []float64, b float64) { MaxProx(t, phi, b) }},
+				{"MeanProx", func(t, phi []float64, b float64) { MeanProx(t, phi, b) }},
+			} {
+				if f.name == "MeanProx" && p > 1021 {
+					continue
+				}
+				f.solve(ref[:n], phi, b)
+				f.solve(got[:n], big, b*s)
+				for j := range n {
+					if got[j] != ref[j]*s {
+						t.Fatalf("%s(phi x 2^%d, b x 2^%d, k=%d) / 2^%d = %v, want %v (phi = %v, b = %g)",
+							f.name, p, p, k, p, scaled(got[:n], 1/s), ref[:n], phi, b)
+					}
+				}
+			}
+		}
+	}
+}
+
+func scaled(x []float64, s float64) []float64 {
+	out := make([]float64, len(x))
+	for j, v := range x {
+		out[j] = v * s
+	}
+	return out
 }
 
 // TestPoolProxCaseDerivation follows the scan by hand on phi = (4, 3, 2.9),
