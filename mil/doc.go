@@ -98,14 +98,17 @@
 // means (see bagmean.go).
 //
 // Features are standardized on the training bags inside Fit (sparse ones
-// scaled without centering) and the coefficients mapped back, so a Model
+// too: centering them is folded into the products as well, so they stay
+// sparse) and the coefficients mapped back, so a Model
 // takes raw data. The standardization is folded into the products
 // (X' beta = X (S^-1 beta) - mu . S^-1 beta, and its transpose), so Fit
 // makes no scaled copy of the features: on a dense 4000 x 1500 dataset it
 // allocates the 18 MB Gram matrix and its vectors, not a 48 MB copy
 // besides. It copies only where folding would lose accuracy (a column
 // whose mean exceeds 2^16 times its standard deviation, or magnitudes
-// beyond 2^±768: then a standardized copy, as before) and where a dense
+// beyond 2^±768: then a standardized copy, as before; a sparse copy is
+// scaled but not centered, and a sparse column whose mean exceeds 2^26
+// times its standard deviation is never centered) and where a dense
 // dataset is a subset of several runs (a cross-validation fold: an
 // unscaled copy in one block, as Materialize makes, for the kernels'
 // speed). A column constant on the training bags is left out (coefficient

@@ -64,9 +64,9 @@ type Scaling int
 
 const (
 	// ScaleAuto (the zero value) solves on the features standardized
-	// with the statistics of the training instances (FitScaler's): dense
-	// features centered and divided by their standard deviation, sparse
-	// ones divided by it without centering. With MeanPooling, which Fit
+	// with the statistics of the training instances (FitScaler's means
+	// and standard deviations; sparse features are centered too, by
+	// folding, where FitScaler's Mean is 0 for them). With MeanPooling, which Fit
 	// solves on the bags' mean features, it standardizes those with their
 	// statistics over the training bags (each bag weighing the same). The
 	// standardization is folded into the products rather than applied to
@@ -588,12 +588,19 @@ func prepare(ctx context.Context, d *Dataset, opt *Options) (*prepared, error) {
 		if err != nil {
 			return nil, err // "mil: FitScaler: ...", ctx's error or ErrBadInput
 		}
-		center := !d.IsSparse()
-		pr.back = standardView(d, st, center)
+		// Centered: the bias is not penalized, so centering changes the
+		// conditioning of the beta-update, not the problem. Sparse data
+		// is centered by folding only (see standardView), so its
+		// offsets never block folding, and its copy is scaled only.
+		sparse := d.IsSparse()
+		pr.back = standardView(d, st, true)
 		pr.x = pr.back
-		if forceCopy || !foldable(st, center) {
+		if forceCopy || !foldable(st, !sparse) {
 			if err := checkBytes(d, opt, fitBytes(d, opt)+held+copyBytes(d)); err != nil {
 				return nil, err
+			}
+			if sparse {
+				pr.back = standardView(d, st, false)
 			}
 			data, n, err := pr.back.copyData(ctx)
 			if err != nil {
