@@ -153,8 +153,9 @@ type Options struct {
 	// paper's max; see Pooling for the others.
 	Pooling Pooling
 
-	// Rho (> 0) is the initial penalty of the augmented Lagrangian of the
-	// sum-scale problem sum_i w_i*loss_i + B*Lambda*||beta||_1 (MeanLoss)
+	// Rho (>= neadmm.MinRho, 2^-1022) is the initial penalty of the
+	// augmented Lagrangian of the sum-scale problem
+	// sum_i w_i*loss_i + B*Lambda*||beta||_1 (MeanLoss)
 	// or sum_i w_i*loss_i + Lambda*||beta||_1 (SumLoss): the same rho
 	// gives the same iterates under both scales.
 	Rho float64
@@ -832,6 +833,9 @@ func newProblem(pr *prepared, opt *Options) *problem {
 	if p.lambdaMean = opt.Loss == MeanLoss; p.lambdaMean {
 		p.lambda *= float64(nb)
 	}
+	// A lambda that overflows here fits beta = 0 (its limit), where the
+	// penalty is lambda x 0: kept finite, that is 0, not NaN.
+	p.lambda = min(p.lambda, math.MaxFloat64)
 	if pr.path == BetaGram {
 		p.lasso = newLassoGram(&p.x, pr.gram)
 	} else {

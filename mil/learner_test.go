@@ -328,6 +328,7 @@ func TestFitErrors(t *testing.T) {
 		{"NaN lambda", func(o *Options) { o.Lambda = math.NaN() }},
 		{"zero rho", func(o *Options) { o.Rho = 0 }},
 		{"Inf rho", func(o *Options) { o.Rho = math.Inf(1) }},
+		{"subnormal rho", func(o *Options) { o.Rho = 1e-320 }}, // 1/rho overflows: Fit failed with FISTA's NaN, not ErrBadInput
 		{"zero MaxIter", func(o *Options) { o.MaxIter = 0 }},
 		{"negative EpsAbs", func(o *Options) { o.EpsAbs = -1 }},
 		{"NaN ObjTol", func(o *Options) { o.ObjTol = math.NaN() }},

@@ -66,11 +66,15 @@ type lineReader struct {
 	sc      *bufio.Scanner
 	line    int
 	maxLine int
+	tooLong bool // a line of maxLine+1 or +2 bytes, which the buffer holds
 }
 
 func newLineReader(r io.Reader, maxLine int) *lineReader {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, min(64<<10, maxLine)), maxLine)
+	// A line of maxLine bytes (without its line end, as the cap counts)
+	// and its "\r\n" must fit the buffer; next refuses the longer lines
+	// the two extra bytes let through.
+	sc.Buffer(make([]byte, min(64<<10, maxLine+2)), maxLine+2)
 	return &lineReader{sc: sc, maxLine: maxLine}
 }
 
@@ -78,6 +82,11 @@ func (lr *lineReader) next() ([]byte, bool) {
 	for lr.sc.Scan() {
 		lr.line++
 		line := lr.sc.Bytes()
+		if len(line) > lr.maxLine {
+			lr.line--
+			lr.tooLong = true
+			return nil, false
+		}
 		if lr.line == 1 {
 			line = bytes.TrimPrefix(line, []byte(bom))
 		}
@@ -89,9 +98,9 @@ func (lr *lineReader) next() ([]byte, bool) {
 }
 
 func (lr *lineReader) err() error {
-	if err := lr.sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return &ParseError{Line: lr.line + 1, Err: err, tooLarge: true,
+	if err := lr.sc.Err(); err != nil || lr.tooLong {
+		if lr.tooLong || errors.Is(err, bufio.ErrTooLong) {
+			return &ParseError{Line: lr.line + 1, Err: bufio.ErrTooLong, tooLarge: true,
 				Msg: fmt.Sprintf("line longer than the cap of %d bytes (LoadOptions.MaxLineBytes, default DefaultMaxLineBytes)", lr.maxLine)}
 		}
 		return fmt.Errorf("mil: reading line %d: %w", lr.line+1, err)
@@ -385,7 +394,7 @@ func readSparse(r io.Reader, lim limits) (*Dataset, error) {
 				return nil, lr.errorf("# features: %d contradicts %d on line %d", d, b.cols, headerLine)
 			}
 			if d > lim.maxFeatures {
-				return nil, lr.tooLargef("# features: %d exceeds the cap of %d (LoadOptions.MaxFeatures, default DefaultMaxFeatures)", d, lim.maxFeatures)
+				return nil, lr.tooLargef("# features: %s exceeds the cap of %d (LoadOptions.MaxFeatures, default DefaultMaxFeatures)", indexText(d), lim.maxFeatures)
 			}
 			b.cols, headerLine = d, lr.line
 			continue
@@ -416,7 +425,7 @@ func readSparse(r io.Reader, lim limits) (*Dataset, error) {
 				return nil, lr.errorf("feature index %d out of range 1..%d", j, b.cols)
 			}
 			if j > lim.maxFeatures {
-				return nil, lr.tooLargef("feature index %d exceeds the cap of %d features (LoadOptions.MaxFeatures, default DefaultMaxFeatures)", j, lim.maxFeatures)
+				return nil, lr.tooLargef("feature index %s exceeds the cap of %d features (LoadOptions.MaxFeatures, default DefaultMaxFeatures)", indexText(j), lim.maxFeatures)
 			}
 			if j <= prev {
 				return nil, lr.errorf("feature index %d not greater than previous index %d", j, prev)
@@ -514,20 +523,31 @@ func startsNumber(s []byte) bool {
 
 // parseIndex parses a positive decimal integer below 2^31 (no sign).
 func parseIndex(s []byte) (int, bool) {
-	if len(s) == 0 || len(s) > 10 {
+	if len(s) == 0 {
 		return 0, false
 	}
-	var n int64 // ten digits overflow a 32-bit int
+	var n int64
 	for _, c := range s {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		n = n*10 + int64(c-'0')
+		// Saturate past int32 (no overflow of n, however many digits): a
+		// well-formed index beyond any cap is returned as such, so that
+		// the caller reports it against MaxFeatures (ErrTooLarge).
+		n = min(n*10+int64(c-'0'), math.MaxInt32)
 	}
-	if n < 1 || n >= math.MaxInt32 {
+	if n < 1 {
 		return 0, false
 	}
 	return int(n), true
+}
+
+// indexText formats an index from parseIndex, saturated at MaxInt32.
+func indexText(n int) string {
+	if n >= math.MaxInt32 {
+		return fmt.Sprintf("%d or more", math.MaxInt32)
+	}
+	return strconv.Itoa(n)
 }
 
 // nextToken splits s at the first run of spaces or tabs.

@@ -163,9 +163,6 @@ func TestLoaderErrors(t *testing.T) {
 		{"sparse index repeated", "1:1:1 2:1 2:1\n", true, 1, "feature index 2 not greater than previous index 2"},
 		{"sparse index zero", "1:1:1 0:1\n", true, 1, `feature index "0" is not a positive integer`},
 		{"sparse index negative", "1:1:1 -2:1\n", true, 1, `feature index "-2" is not a positive integer`},
-		{"sparse index huge", "1:1:1 99999999999:1\n", true, 1, `feature index "99999999999" is not a positive integer`},
-		{"sparse index 2^32+1", "1:1:1 4294967297:1\n", true, 1, `feature index "4294967297" is not a positive integer`}, // wrapped to 1 in a 32-bit int
-		{"sparse header 2^32+4", "# features: 4294967300\n", true, 1, `bad # features: header: "4294967300" is not a positive integer`},
 		{"sparse token without colon", "1:1:1 5\n", true, 1, `feature "5", want index:value`},
 		{"sparse head two fields", "1:1 2:1\n", true, 1, `first token "1:1", want instance_id:bag_id:label`},
 		{"sparse head four fields", "1:1:1:1 2:1\n", true, 1, `first token "1:1:1:1"`},
@@ -406,6 +403,35 @@ func TestLoaderCaps(t *testing.T) {
 	// Sparse header against MaxFeatures.
 	_, err = ReadSparse(strings.NewReader("# c\n# features: 6\na:b:1 1:1\n"), &LoadOptions{MaxFeatures: 5})
 	requireBadInput(t, err, true, "line 2: # features: 6 exceeds the cap of 5")
+
+	// Indices and headers beyond any cap, however many digits (2^32+1
+	// once wrapped to 1 in a 32-bit int; past 2^31-1 they were "not a
+	// positive integer" rather than too large).
+	for _, c := range []struct{ in, msg string }{
+		{"1:1:1 99999999999:1\n", "feature index 2147483647 or more exceeds the cap of 1048576"},
+		{"1:1:1 4294967297:1\n", "feature index 2147483647 or more exceeds"},
+		{"1:1:1 2147483648:1\n", "feature index 2147483647 or more exceeds"},
+		{"1:1:1 2147483646:1\n", "feature index 2147483646 exceeds"},
+		{"1:1:1 " + strings.Repeat("9", 400) + ":1\n", "feature index 2147483647 or more exceeds"},
+		{"# features: 4294967300\n", "# features: 2147483647 or more exceeds"},
+		{"# features: 2147483648\n", "# features: 2147483647 or more exceeds"},
+	} {
+		_, err = ReadSparse(strings.NewReader(c.in), nil)
+		requireBadInput(t, err, true, "line 1: "+c.msg)
+	}
+
+	// A line of exactly MaxLineBytes (its line end not counted) is read,
+	// one byte more is refused, with "\n" or "\r\n" ends or none.
+	row := "a,b,1,1,2"
+	for _, end := range []string{"\n", "\r\n", ""} {
+		// The last line has no line end when end is "".
+		d, err := ReadCSV(strings.NewReader(row+"\n"+row+end), &LoadOptions{MaxLineBytes: len(row)})
+		require.NoError(t, err, "end %q", end)
+		assert.Equal(t, 2, d.NumInstances())
+		_, err = ReadCSV(strings.NewReader(row+"\n"+row+"3"+end), &LoadOptions{MaxLineBytes: len(row)})
+		requireBadInput(t, err, true, "line 2: line longer than the cap of 9 bytes")
+		require.ErrorIs(t, err, bufio.ErrTooLong)
+	}
 
 	// A line longer than MaxLineBytes, in both formats.
 	long := "a,b,1," + strings.Repeat("1,", 100) + "1\n"

@@ -373,7 +373,9 @@ func TestFitCopyPathAndItsBytes(t *testing.T) {
 }
 
 // A lambda so large that lambda/rho overflows zeroes beta (its limit);
-// it used to panic in the soft-thresholding kernel.
+// it used to panic in the soft-thresholding kernel. Times the 20 bags
+// (MeanLoss) it overflowed too, and the objective came out NaN (Inf x 0)
+// with no error; it is the zero model's, finite, in Fit and in FitCV.
 func TestFitHugeLambda(t *testing.T) {
 	d, _, err := Synthetic(SynthConfig{Bags: 20, MinInstances: 1, MaxInstances: 3, Features: 4, Seed: 3})
 	require.NoError(t, err)
@@ -383,6 +385,15 @@ func TestFitHugeLambda(t *testing.T) {
 	noPanic(t, "Lambda 1e307", func() { m, err = Fit(context.Background(), d, opt) })
 	require.NoError(t, err)
 	assert.Zero(t, m.Result().NonZero)
+	assert.False(t, math.IsNaN(m.Result().Objective) || math.IsInf(m.Result().Objective, 0), "objective %v", m.Result().Objective)
+
+	s := DefaultSearch()
+	s.Lambdas, s.Folds, s.EnsembleSize = []float64{1e307}, 2, 0
+	_, sel, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	for _, st := range sel.Settings {
+		assert.False(t, math.IsNaN(st.Deviance), "%v", st)
+	}
 }
 
 // Defect found by fuzzing: Fit(ctx, &Dataset{}, ...) panicked (index -1);

@@ -442,18 +442,25 @@ func (p *follower) Constraint1(dst, x1 []float64)                 { dst[0] = x1[
 func (p *follower) Constraint2(dst, x2 []float64)                 { dst[0] = -x2[0] }
 func (p *follower) Constraint1JacT(dst, _, v []float64)           { dst[0] = v[0] }
 
-// TestRhoBalanceFloor: balancing lowers rho down to RhoMin and never to 0,
-// even from the smallest Rho Validate accepts (whose default RhoMin,
-// 1e-6 x Rho, once rounded to 0).
+// TestRhoBalanceFloor: balancing lowers rho down to RhoMin and never below
+// MinRho, even from the smallest Rho Validate accepts (whose default
+// RhoMin, 1e-6 x Rho, was subnormal; for a subnormal Rho, which Validate
+// now refuses, it rounded to 0 and rho reached 0).
 func TestRhoBalanceFloor(t *testing.T) {
-	for _, rho := range []float64{1, math.SmallestNonzeroFloat64} {
+	for _, bad := range []float64{math.SmallestNonzeroFloat64, neadmm.MinRho / 2} {
+		err := neadmm.Options{Rho: bad, MaxIter: 1}.Validate()
+		require.ErrorIs(t, err, neadmm.ErrBadInput, "Rho %g", bad)
+		err = neadmm.Options{Rho: 1, RhoMin: bad, MaxIter: 1}.Validate()
+		require.ErrorIs(t, err, neadmm.ErrBadInput, "RhoMin %g", bad)
+	}
+	for _, rho := range []float64{1, neadmm.MinRho} {
 		p := &follower{}
 		var sv neadmm.Solver
 		_, err := sv.Solve(context.Background(), p, []float64{0}, []float64{0}, []float64{0},
 			neadmm.Options{Rho: rho, Policy: neadmm.RhoBalance, MaxIter: 30})
 		require.NoError(t, err)
 		require.Len(t, p.rhos, 30)
-		floor := max(rho*neadmm.DefaultRhoMinFactor, math.SmallestNonzeroFloat64)
+		floor := max(rho*neadmm.DefaultRhoMinFactor, neadmm.MinRho)
 		for k, r := range p.rhos {
 			require.Positive(t, r, "Rho %g, iteration %d", rho, k+1)
 			require.GreaterOrEqual(t, r, floor)

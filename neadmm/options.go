@@ -48,10 +48,16 @@ const (
 	DefaultBalanceTau   = 2
 )
 
+// MinRho is the smallest penalty Options accept (Rho, RhoMin), the
+// smallest normal float64, 2^-1022: subproblems divide by rho (the scaled
+// multiplier y/rho, a prox step 1/rho), and for a subnormal rho that
+// overflows.
+const MinRho = 0x1p-1022
+
 // Options configures a solve. Rho and MaxIter are required; the other
 // fields' zero values select the documented defaults (tolerances: zero).
 type Options struct {
-	// Rho is the initial penalty; it must be finite and > 0.
+	// Rho is the initial penalty; it must be finite and >= MinRho.
 	Rho float64
 	// Policy is the rho schedule; the zero value is RhoGeometric.
 	Policy RhoPolicy
@@ -62,7 +68,7 @@ type Options struct {
 	// DefaultRhoMaxFactor*Rho. It must be >= Rho.
 	RhoMax float64
 	// RhoMin is the floor of RhoBalance; 0 means DefaultRhoMinFactor*Rho
-	// (at least the smallest float64 > 0). It must be in (0, Rho].
+	// (at least MinRho). It must be in [MinRho, Rho].
 	RhoMin float64
 	// BalanceMu and BalanceTau are mu and tau of RhoBalance; 0 means 10
 	// and 2. Both must be > 1.
@@ -115,8 +121,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("%w: Options.%s = %g, want %s", ErrBadInput, name, v, want)
 	}
 	switch {
-	case !(o.Rho > 0) || !num.Finite(o.Rho):
-		return bad("Rho", o.Rho, "finite and > 0")
+	case !(o.Rho >= MinRho) || !num.Finite(o.Rho):
+		return bad("Rho", o.Rho, "finite and >= MinRho (2^-1022)")
 	case o.MaxIter <= 0:
 		return fmt.Errorf("%w: Options.MaxIter = %d, want > 0", ErrBadInput, o.MaxIter)
 	case !(o.EpsAbs >= 0) || !num.Finite(o.EpsAbs):
@@ -129,8 +135,8 @@ func (o Options) Validate() error {
 		return bad("RhoGrowth", o.RhoGrowth, "0 (default) or finite and >= 1")
 	case o.RhoMax != 0 && !(o.RhoMax >= o.Rho && num.Finite(o.RhoMax)):
 		return bad("RhoMax", o.RhoMax, "0 (default) or finite and >= Rho")
-	case o.RhoMin != 0 && !(o.RhoMin > 0 && o.RhoMin <= o.Rho):
-		return bad("RhoMin", o.RhoMin, "0 (default) or in (0, Rho]")
+	case o.RhoMin != 0 && !(o.RhoMin >= MinRho && o.RhoMin <= o.Rho):
+		return bad("RhoMin", o.RhoMin, "0 (default) or in [MinRho, Rho]")
 	case o.BalanceMu != 0 && !(o.BalanceMu > 1 && num.Finite(o.BalanceMu)):
 		return bad("BalanceMu", o.BalanceMu, "0 (default) or finite and > 1")
 	case o.BalanceTau != 0 && !(o.BalanceTau > 1 && num.Finite(o.BalanceTau)):
@@ -147,9 +153,10 @@ func (o *Options) setDefaults() {
 		o.RhoMax = min(DefaultRhoMaxFactor*o.Rho, math.MaxFloat64)
 	}
 	if o.RhoMin == 0 {
-		// At least the smallest float64 > 0: for a subnormal Rho the
-		// product rounds to 0, and balancing would then pass rho = 0.
-		o.RhoMin = max(DefaultRhoMinFactor*o.Rho, math.SmallestNonzeroFloat64)
+		// At least MinRho: for a Rho near it the product is subnormal
+		// (or 0), and balancing would pass a rho whose reciprocal
+		// overflows (or rho = 0).
+		o.RhoMin = max(DefaultRhoMinFactor*o.Rho, MinRho)
 	}
 	if o.BalanceMu == 0 {
 		o.BalanceMu = DefaultBalanceMu
