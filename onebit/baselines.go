@@ -49,7 +49,10 @@ type BIHTResult struct {
 //
 // where H_K keeps the K largest magnitudes (ties: the lower index), until
 // sign(Phi x) = y, an iteration leaves x unchanged, or MaxIter iterations.
-// The estimate x/||x|| is written into x (len(x) must be N).
+// The estimate x/||x|| is written into x (len(x) must be N); when the last
+// iterate is zero (Phi^T y = 0 makes the first one zero, a fixed point),
+// x is e_1, as Passive and Solve return in that case, and
+// BIHTResult.Hamming is e_1's.
 //
 // The step is tau = 1/M. From x = 0 any tau > 0 gives the same normalized
 // iterates: sign(Phi x) ignores the scale of x and H_K commutes with
@@ -81,7 +84,24 @@ func BIHT(ctx context.Context, p *Problem, x []float64, opt BIHTOptions) (BIHTRe
 	}
 	ws := bihtWork{gather: true}
 	ws.op.setFull(p)
-	return ws.run(ctx, &ws.op, p.y, x, opt.K, opt.MaxIter, 0)
+	res, err := ws.run(ctx, &ws.op, p.y, x, opt.K, opt.MaxIter, 0)
+	if vec.Nrm2(x) == 0 {
+		// Every iterate was zero (Phi^T y = 0 makes the first one zero, a
+		// fixed point): e_1, as Passive and Solve return then, with its
+		// Hamming distance (one column of Phi).
+		clear(x)
+		x[0] = 1
+		bad := 0
+		for i, yi := range p.y {
+			if sign(p.phi[i*p.n]) != yi {
+				bad++
+			}
+		}
+		res.Hamming = float64(bad) / float64(p.m)
+		res.Products++
+		res.Work += 1 / float64(p.n)
+	}
+	return res, err
 }
 
 // bihtWork is BIHT's workspace.

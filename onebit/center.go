@@ -174,6 +174,10 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 	n := cw.rows
 	if n == 0 {
 		cw.start = cw.start[:0] // a start is for this load only
+		// No corral and no flags from an earlier solve (the bound's pool
+		// reads the corral's rows, of another problem maybe).
+		cw.corral, cw.lam = cw.corral[:0], cw.lam[:0]
+		cw.cancelled, cw.belowFloor = false, false
 		return 0
 	}
 	cw.p, cw.d = cw.p[:s], cw.d[:s] // sized by load's reserve

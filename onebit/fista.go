@@ -138,7 +138,10 @@ func (s *splitting) fistaCompact(x []float64, tol float64, maxIter int) (int, er
 			}
 			fz := fzl + s.coupling(nil, z)
 			vec.Sub(t, z, yv)
-			if fz <= fy+vec.Dot(g, t)+L/2*vec.Dot(t, t)+fistaSlack*math.Abs(fy) {
+			// An overflowed trial (fz = +Inf, as a step 1/L from a tiny
+			// rho gives) is never accepted: +Inf <= +Inf would pass the
+			// test; L doubles instead, up to lmax.
+			if fz <= math.MaxFloat64 && fz <= fy+vec.Dot(g, t)+L/2*vec.Dot(t, t)+fistaSlack*math.Abs(fy) {
 				break
 			}
 			L = min(2*L, lmax)

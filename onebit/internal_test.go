@@ -780,3 +780,26 @@ func TestCleanMaxOutliers(t *testing.T) {
 	}
 	t.Logf("the cap flagged more than 5%% on %d of 8; mean error %.4f against %.4f", flagged, sumOn/8, sumOff/8)
 }
+
+// TestNormalizeHuge guards normalize on a finite x whose norm overflows:
+// it scaled by a fixed 2^-4, after which more than 256 entries near
+// MaxFloat64 still overflowed, and 1/Inf = 0 left x zero while it
+// reported success. Every entry must come out 1/sqrt(n) (to rounding: a
+// few ulps of the scaled norm).
+func TestNormalizeHuge(t *testing.T) {
+	for _, n := range []int{2, 256, 300, 10000} {
+		x := make([]float64, n)
+		for j := range x {
+			x[j] = math.MaxFloat64
+		}
+		if !normalize(x) {
+			t.Fatalf("n = %d: normalize failed", n)
+		}
+		want := 1 / math.Sqrt(float64(n))
+		for j, v := range x {
+			if math.Abs(v-want) > 4e-16*want {
+				t.Fatalf("n = %d: x[%d] = %v, want %v", n, j, v, want)
+			}
+		}
+	}
+}

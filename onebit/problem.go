@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/neadmm/neadmm/internal/buf"
 	"github.com/neadmm/neadmm/internal/num"
 	"github.com/neadmm/neadmm/vec"
 )
@@ -28,7 +29,13 @@ type Problem struct {
 	phi  []float64 // the caller's matrix, not copied
 	y    []float64 // a copy of the signs
 	m, n int
-	frob float64 // ||Phi||_F^2
+	frob float64 // ||Phi||_F^2, summed plainly (see NewProblem)
+	// shift, when not 0, is the power of two by which Recover scales Phi
+	// (its own copy, 2^-shift Phi) so that the root mean square of the
+	// entries comes near 1, for a Phi whose mean square is outside
+	// [2^-128, 2^128] (see rmsShift); sfrob is ||2^-shift Phi||_F^2.
+	shift int
+	sfrob float64
 
 	mu       sync.Mutex
 	norm2    float64 // valid when hasNorm2
@@ -56,8 +63,10 @@ const (
 //
 // NewProblem keeps phi (it is not copied: the caller must not modify it
 // while the Problem is in use) and copies y. Its cost is one pass over phi
-// (the finiteness check); the power iteration for ||Phi||_2^2 (see Norm2)
-// runs later, and only if a solve on the full matrix needs it.
+// (the finiteness check; two more when the root mean square of the entries
+// is below 2^-64 or above 2^64, see Solver.Recover); the power iteration
+// for ||Phi||_2^2 (see Norm2) runs later, and only if a solve on the full
+// matrix needs it.
 func NewProblem(phi []float64, m, n int, y []float64) (*Problem, error) {
 	switch {
 	case m < 1 || n < 1:
@@ -75,11 +84,7 @@ func NewProblem(phi []float64, m, n int, y []float64) (*Problem, error) {
 	// The sum of squares is finite exactly when every entry is finite and
 	// ||Phi||_F^2 (a bound on ||Phi||_2^2) does not overflow; only then
 	// are the products the solvers form safe. One vectorized pass decides.
-	frob := 0.0
-	for i := 0; i < m; i++ {
-		row := phi[i*n : (i+1)*n]
-		frob += vec.Dot(row, row)
-	}
+	frob := sumSquares(phi, m, n)
 	if !(frob <= math.MaxFloat64) {
 		for k, v := range phi {
 			if !num.Finite(v) {
@@ -88,7 +93,89 @@ func NewProblem(phi []float64, m, n int, y []float64) (*Problem, error) {
 		}
 		return nil, fmt.Errorf("%w: ||Phi||_F^2 overflows (entries too large)", ErrBadInput)
 	}
-	return &Problem{phi: phi, y: append([]float64(nil), y...), m: m, n: n, frob: frob}, nil
+	p := &Problem{phi: phi, y: append([]float64(nil), y...), m: m, n: n, frob: frob}
+	if ms := frob / (float64(m) * float64(n)); !(ms >= rmsLimit*rmsLimit && ms <= 1/(rmsLimit*rmsLimit)) {
+		p.shift, p.sfrob = rmsShift(phi, m, n)
+	}
+	return p, nil
+}
+
+// sumSquares returns ||Phi||_F^2 as a plain sum (one vectorized pass):
+// finite exactly when every entry is and the sum does not overflow, and
+// accurate unless it is tiny, when squares underflow.
+func sumSquares(phi []float64, m, n int) float64 {
+	frob := 0.0
+	for i := 0; i < m; i++ {
+		row := phi[i*n : (i+1)*n]
+		frob += vec.Dot(row, row)
+	}
+	return frob
+}
+
+// rmsLimit bounds the root mean square of Phi's entries that Recover uses
+// as it is: within [2^-64, 2^64], ||Phi||_F^2, the raw lambdas (lambda
+// times N/||Phi||_F^2) and every product and square of its steps are far
+// from overflow and underflow, and its results do not depend on the scale
+// (the arithmetic commutes with the exact scaling by a power of two).
+const rmsLimit = 0x1p-64
+
+// rmsShift returns, for a Phi whose sum of squares over- or underflows
+// the range of rmsLimit, the power of two 2^shift nearest (in log scale)
+// the root mean square of its entries, computed with the entries scaled
+// exactly by a power of two so that no square overflows or underflows
+// (beside the largest), and ||2^-shift Phi||_F^2 summed as sumSquares
+// sums it on the scaled copy; shift is 0 for Phi = 0. Phi scaled by 2^k
+// (entries normal both ways) gives shift + k and the same sum: Recover
+// then runs on the same copy. Two passes over Phi, for these rare scales
+// only.
+func rmsShift(phi []float64, m, n int) (shift int, sfrob float64) {
+	amax := 0.0
+	for _, v := range phi {
+		amax = max(amax, math.Abs(v))
+	}
+	if amax == 0 {
+		return 0, 0
+	}
+	_, e := math.Frexp(amax) // amax in [2^(e-1), 2^e)
+	sq := 0.0
+	for _, v := range phi {
+		t := math.Ldexp(v, -e)
+		sq += t * t
+	}
+	// rms = 2^e sqrt(sq/(m n)), sq in [1/4, m n].
+	shift = e + int(math.Round(math.Log2(sq/(float64(m)*float64(n)))/2))
+	row := make([]float64, n)
+	for i := 0; i < m; i++ {
+		for j, v := range phi[i*n : (i+1)*n] {
+			row[j] = math.Ldexp(v, -shift)
+		}
+		sfrob += vec.Dot(row, row)
+	}
+	return shift, sfrob
+}
+
+// rescaled returns Phi as Recover uses it: p itself, or for a p with
+// shift != 0 the Solver's copy of it scaled by 2^-shift, made on the
+// first call with p and kept (with its norm estimate) for the next.
+func (s *Solver) rescaled(p *Problem) *Problem {
+	if p.shift == 0 {
+		return p
+	}
+	if s.scSrc == p {
+		return s.sc
+	}
+	if s.sc == nil {
+		s.sc = new(Problem)
+	}
+	sc := s.sc
+	sc.phi = buf.Grow(sc.phi, len(p.phi))
+	for k, v := range p.phi {
+		sc.phi[k] = math.Ldexp(v, -p.shift)
+	}
+	sc.y, sc.m, sc.n, sc.frob = p.y, p.m, p.n, p.sfrob
+	sc.norm2, sc.hasNorm2 = 0, false
+	s.scSrc = p
+	return sc
 }
 
 // norm2Ctx returns the estimate of Norm2, computing it on first use; ctx

@@ -21,7 +21,13 @@ import (
 //
 // for Phi scaled to entries of unit mean square. This makes the schedule
 // independent of the number of measurements and of the scale of Phi (the
-// signs do not depend on it either).
+// signs do not depend on it either): Phi scaled by a power of two gives
+// the same estimate, bit for bit, while its entries stay normal numbers.
+// When the root mean square of Phi's entries is below 2^-64 or above
+// 2^64, Recover runs on a copy of Phi scaled by a power of two to bring
+// it near 1 (where no raw lambda, norm or square can overflow or
+// underflow); the Solver keeps the copy (M*N floats) for its next call
+// with the same Problem.
 type RecoverOptions struct {
 	// LambdaStart, LambdaMax and LambdaGrowth define the continuation:
 	// lambda = LambdaStart, LambdaStart*LambdaGrowth, ... while <= LambdaMax
@@ -29,9 +35,11 @@ type RecoverOptions struct {
 	// stages. 0 < LambdaStart <= LambdaMax, LambdaGrowth > 1, all finite.
 	LambdaStart, LambdaMax, LambdaGrowth float64
 	// RhoScale and RhoPower set each stage's fixed
-	// rho = RhoScale*lambda^RhoPower, which must be finite and > 0 at every
-	// stage. The default rho = sqrt(lambda) converges at every stage;
-	// rho = 0.1*lambda (RhoScale 0.1, RhoPower 1) stalls at large lambda.
+	// rho = RhoScale*lambda^RhoPower, which must be a valid Options.Rho at
+	// every stage (finite and >= neadmm.MinRho): Recover checks every
+	// stage's before any work. The default rho = sqrt(lambda) converges at
+	// every stage; rho = 0.1*lambda (RhoScale 0.1, RhoPower 1) stalls at
+	// large lambda.
 	RhoScale, RhoPower float64
 	// StageIter caps the outer iterations of each stage; > 0.
 	StageIter int
@@ -483,16 +491,24 @@ type RecoverResult struct {
 // or without flipped signs); on another problem of p's size it allocates
 // only to grow buffers for a larger support (the cell centers keep
 // M x |S| floats, grown by half at a time) or working set than any
-// earlier call needed: 4-75 allocations on 3 of 22 Rademacher instances
-// (M = 500, N = 1000, K = 20, half with 3% of the signs flipped) after 2
+// earlier call needed (or for the copy of a Phi of extreme scale, see
+// RecoverOptions, the first time one is needed): 4-75 allocations on 3 of
+// 22 Rademacher instances (M = 500, N = 1000, K = 20, half with 3% of the
+// signs flipped) after 2
 // had sized it, none on the last 10.
 func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt RecoverOptions) (res RecoverResult, err error) {
 	if p == nil {
 		return res, fmt.Errorf("%w: nil *Problem", ErrBadInput)
 	}
-	scale := float64(p.n) / p.frob
-	if p.frob == 0 {
-		scale = 1
+	// The raw lambdas of the Phi the stages use: p's, or its copy scaled
+	// by a power of two (see rescaled). scale stays 1 for Phi = 0 only.
+	frob := p.frob
+	if p.shift != 0 {
+		frob = p.sfrob
+	}
+	scale := 1.0
+	if frob > 0 {
+		scale = float64(p.n) / frob
 	}
 	if err := opt.check(scale); err != nil {
 		return res, err
@@ -502,6 +518,7 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 	}
 	s.acquire()
 	defer s.release()
+	p = s.rescaled(p)
 	s.resize(p)
 	defer func() {
 		var r Result

@@ -140,6 +140,10 @@ func TestRecoverOptions(t *testing.T) {
 		"RhoPower 70":        func(o *onebit.RecoverOptions) { o.RhoPower = 70 },
 		"RhoPower 60 to 1e6": func(o *onebit.RecoverOptions) { o.RhoPower, o.LambdaMax = 60, 1e6 },
 		"LambdaGrowth 1+ulp": func(o *onebit.RecoverOptions) { o.LambdaGrowth = math.Nextafter(1, 2) },
+		// A stage's rho whose reciprocal overflows (see Options.Rho): it
+		// passed, and the first x-update made NaN (ErrNotFinite after work).
+		"RhoScale 1e-320":             func(o *onebit.RecoverOptions) { o.RhoScale = 1e-320 },
+		"RhoScale 1e-310, RhoPower 0": func(o *onebit.RecoverOptions) { o.RhoScale, o.RhoPower = 1e-310, 0 },
 	} {
 		o := onebit.DefaultRecoverOptions()
 		mod(&o)

@@ -49,7 +49,10 @@ func (s Start) String() string {
 type Options struct {
 	// Lambda is the weight of the consistency loss; finite and > 0.
 	Lambda float64
-	// Rho is the initial penalty; finite and > 0.
+	// Rho is the initial penalty; finite and >= neadmm.MinRho (2^-1022,
+	// the smallest normal float64): the updates divide by rho, and for a
+	// subnormal rho 1/rho overflows. (RhoBalance never lowers rho below
+	// neadmm.MinRho either.)
 	Rho float64
 	// Policy is the rho schedule (see package neadmm).
 	Policy neadmm.RhoPolicy
@@ -138,8 +141,8 @@ func (o *Options) check() error {
 	switch {
 	case !(o.Lambda > 0) || !num.Finite(o.Lambda):
 		return fmt.Errorf("%w: Lambda = %g, want finite and > 0", ErrBadInput, o.Lambda)
-	case !(o.Rho > 0) || !num.Finite(o.Rho):
-		return fmt.Errorf("%w: Rho = %g, want finite and > 0", ErrBadInput, o.Rho)
+	case !(o.Rho >= neadmm.MinRho) || !num.Finite(o.Rho):
+		return fmt.Errorf("%w: Rho = %g, want finite and >= neadmm.MinRho (2^-1022)", ErrBadInput, o.Rho)
 	case o.MaxIter <= 0 || o.InnerMaxIter <= 0:
 		return fmt.Errorf("%w: MaxIter = %d, InnerMaxIter = %d, want both > 0", ErrBadInput, o.MaxIter, o.InnerMaxIter)
 	case !(o.InnerTol >= 0) || !num.Finite(o.InnerTol):
@@ -258,6 +261,13 @@ type Solver struct {
 	poolLam    []float64
 	cands      []int     // candidates of the search
 	xc, colBuf []float64 // N: a center's direction; M: a column
+	// pcg and rng draw StartRandom's start (rng reads pcg, reseeded per
+	// solve), kept so that later solves allocate nothing.
+	pcg rand.PCG
+	rng *rand.Rand
+	// sc is Recover's copy of scSrc's Phi scaled by a power of two (see
+	// Solver.rescaled).
+	sc, scSrc *Problem
 }
 
 // acquire marks s busy and panics if it already is.
@@ -344,9 +354,14 @@ func (s *Solver) Solve(ctx context.Context, p *Problem, x []float64, opt Options
 	case StartBackprojection:
 		s.backprojection(x, p)
 	case StartRandom:
-		r := rand.New(rand.NewPCG(opt.Seed, 0x72616e646f6d)) // "random"
+		// The Solver's generator, reseeded: the same stream as a new
+		// rand.NewPCG(opt.Seed, "random"), without allocating one per solve.
+		if s.rng == nil {
+			s.rng = rand.New(&s.pcg)
+		}
+		s.pcg.Seed(opt.Seed, 0x72616e646f6d) // "random"
 		for j := range x {
-			x[j] = r.NormFloat64()
+			x[j] = s.rng.NormFloat64()
 		}
 	}
 	normalize(x)
@@ -511,12 +526,18 @@ func normalize(x []float64) bool {
 	case nx == 0 || math.IsNaN(nx):
 		return false
 	case math.IsInf(nx, 1):
+		amax := 0.0
 		for _, v := range x {
 			if math.IsInf(v, 0) {
 				return false
 			}
+			amax = max(amax, math.Abs(v))
 		}
-		vec.Scal(0x1p-4, x)
+		// The largest |x_j| to [0.5, 1): the norm is then at most
+		// sqrt(len(x)), whatever the length (a fixed 2^-4 overflowed again
+		// for more than 256 entries near MaxFloat64).
+		_, e := math.Frexp(amax)
+		vec.Scal(math.Ldexp(1, -e), x)
 		nx = vec.Nrm2(x)
 	case nx < 0x1p-1000:
 		vec.Scal(0x1p1000, x)

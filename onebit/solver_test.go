@@ -223,6 +223,11 @@ func TestSolveErrors(t *testing.T) {
 		{"lambda Inf", func(o *onebit.Options) { o.Lambda = math.Inf(1) }, nil},
 		{"rho 0", func(o *onebit.Options) { o.Rho = 0 }, nil},
 		{"rho NaN", func(o *onebit.Options) { o.Rho = nan }, nil},
+		// rho >= neadmm.MinRho: a subnormal rho passed the check, and the
+		// first x-update's 1/rho = +Inf made NaN (ErrNotFinite after work).
+		{"rho subnormal", func(o *onebit.Options) { o.Rho = 5e-324 }, nil},
+		{"rho below MinRho", func(o *onebit.Options) { o.Rho = math.Nextafter(neadmm.MinRho, 0) }, nil},
+		{"rho subnormal, full", func(o *onebit.Options) { o.Rho, o.WorkingSet = 1e-310, false }, nil},
 		{"MaxIter 0", func(o *onebit.Options) { o.MaxIter = 0 }, nil},
 		{"InnerMaxIter 0", func(o *onebit.Options) { o.InnerMaxIter = 0 }, nil},
 		{"InnerTol < 0", func(o *onebit.Options) { o.InnerTol = -1 }, nil},
@@ -330,6 +335,14 @@ func TestSolveAllocs(t *testing.T) {
 	s.Solve(ctx, p, x, o) // size the workspace
 	if a := testing.AllocsPerRun(5, func() { s.Solve(ctx, p, x, o) }); a != 0 {
 		t.Errorf("Solve allocates %v times per call", a)
+	}
+	// StartRandom too: it made a new generator at every solve (1
+	// allocation per call); the Solver's is reseeded now.
+	or := o
+	or.Start, or.Seed = onebit.StartRandom, 7
+	s.Solve(ctx, p, x, or)
+	if a := testing.AllocsPerRun(5, func() { or.Seed++; s.Solve(ctx, p, x, or) }); a != 0 {
+		t.Errorf("Solve with StartRandom allocates %v times per call", a)
 	}
 	s.Recover(ctx, p, x, ro)
 	if a := testing.AllocsPerRun(2, func() { s.Recover(ctx, p, x, ro) }); a != 0 {
