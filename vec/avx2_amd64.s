@@ -326,7 +326,7 @@ TEXT ·softThresholdAVX2(SB), NOSPLIT, $0-57
 	VXORPD       Y1, Y1, Y1
 	VSUBPD       Y0, Y1, Y1              // Y1 = 0 - t
 	MOVQ         $0x3ff0000000000000, AX // 1.0
-	MOVQ         AX, X10
+	VMOVQ        AX, X10                // VEX: no SSE/AVX transition with Y0, Y1 live
 	VBROADCASTSD X10, Y10
 	CMPQ         CX, $16
 	JB           soft_rem4

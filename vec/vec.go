@@ -48,11 +48,11 @@ package vec
 func Dot(x, y []float64) float64 { return active.Dot(x, y) }
 
 // Axpy sets y[i] += alpha*x[i]. It panics if len(x) != len(y).
-// y may be x. Each y[i] is either the fused result (alpha*x[i] + y[i]
-// rounded once, as the accelerated paths compute it) or the unfused one
-// (alpha*x[i] rounded first), so paths can differ by one rounding of
-// alpha*x[i]. Special cases are those of IEEE arithmetic, e.g. y[i] = NaN
-// if alpha*x[i] is 0*Inf.
+// y may be x; partial overlap gives unspecified results. Each y[i] is
+// either the fused result (alpha*x[i] + y[i] rounded once, as the
+// accelerated paths compute it) or the unfused one (alpha*x[i] rounded
+// first), so paths can differ by one rounding of alpha*x[i]. Special cases
+// are those of IEEE arithmetic, e.g. y[i] = NaN if alpha*x[i] is 0*Inf.
 func Axpy(alpha float64, x, y []float64) { active.Axpy(alpha, x, y) }
 
 // SoftThreshold sets dst[i] = sign(x[i])*max(|x[i]|-t, 0), the proximal
