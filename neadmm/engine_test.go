@@ -339,48 +339,63 @@ func TestSolveObjectiveOptIn(t *testing.T) {
 }
 
 // TestSolveCallbackValues recomputes the residuals the callback reports
-// from the iterates it can see.
+// from the iterates it can see. Two cases so that the primal tolerance's
+// max(||f1||, ||f2||) takes each side: with a = (3, -1, 2) ||f1|| = ||x||
+// stays the larger; with a short a and w started far out ||f2|| is (a
+// formula without ||f2|| passed the first case alone).
 func TestSolveCallbackValues(t *testing.T) {
-	a := []float64{3, -1, 2}
-	p := newProjection(a)
-	x, w, y := make([]float64, 3), []float64{1, 0, 0}, make([]float64, 4)
-	prevW := slices.Clone(w)
-	k := 0
-	opt := neadmm.Options{Rho: 0.5, Policy: neadmm.RhoGeometric, RhoGrowth: 1.1, RhoMax: 2, EpsAbs: 1e-9, EpsRel: 1e-6,
-		MaxIter: 200, IterationObjective: true}
-	opt.Callback = func(it neadmm.Iteration) bool {
-		k++
-		require.Equal(t, k, it.K)
-		want := min(0.5*math.Pow(1.1, float64(k-1)), 2)
-		require.InDelta(t, want, it.Rho, 1e-12*want, "iteration %d: rho", k)
-		// r = (||w||^2 - 1, w - x); s = rho*J^T(f2 - f2old) = -rho*(w - wold).
-		r0 := vec.Dot(w, w) - 1
-		rr := r0 * r0
-		ss := 0.0
-		for i := range w {
-			rr += (w[i] - x[i]) * (w[i] - x[i])
-			ss += (w[i] - prevW[i]) * (w[i] - prevW[i])
+	var f1Larger, f2Larger int
+	for _, c := range []struct{ a, w0 []float64 }{
+		{[]float64{3, -1, 2}, []float64{1, 0, 0}},
+		{[]float64{0.1, 0.05, 0}, []float64{3, 0, 0}},
+	} {
+		p := newProjection(c.a)
+		x, w, y := make([]float64, 3), slices.Clone(c.w0), make([]float64, 4)
+		prevW := slices.Clone(w)
+		k := 0
+		opt := neadmm.Options{Rho: 0.5, Policy: neadmm.RhoGeometric, RhoGrowth: 1.1, RhoMax: 2, EpsAbs: 1e-9, EpsRel: 1e-6,
+			MaxIter: 200, IterationObjective: true}
+		opt.Callback = func(it neadmm.Iteration) bool {
+			k++
+			require.Equal(t, k, it.K)
+			want := min(0.5*math.Pow(1.1, float64(k-1)), 2)
+			require.InDelta(t, want, it.Rho, 1e-12*want, "iteration %d: rho", k)
+			// r = (||w||^2 - 1, w - x); s = rho*J^T(f2 - f2old) = -rho*(w - wold).
+			r0 := vec.Dot(w, w) - 1
+			rr := r0 * r0
+			ss := 0.0
+			for i := range w {
+				rr += (w[i] - x[i]) * (w[i] - x[i])
+				ss += (w[i] - prevW[i]) * (w[i] - prevW[i])
+			}
+			require.InDelta(t, math.Sqrt(rr), it.Primal, 1e-12*(1+it.Primal), "iteration %d: ||r||", k)
+			require.InDelta(t, it.Rho*math.Sqrt(ss), it.Dual, 1e-12*(1+it.Dual), "iteration %d: ||s||", k)
+			// eps_pri = sqrt(m) EpsAbs + EpsRel max(||f1||, ||f2||) and
+			// eps_dual = sqrt(n1) EpsAbs + EpsRel ||J^T y|| = ... ||y[1:]||.
+			nf1, nf2 := vec.Nrm2(x), math.Sqrt(r0*r0+vec.Dot(w, w))
+			if nf2 > nf1 {
+				f2Larger++
+			} else {
+				f1Larger++
+			}
+			wantPri := 2*opt.EpsAbs + opt.EpsRel*max(nf1, nf2)
+			wantDual := math.Sqrt(3)*opt.EpsAbs + opt.EpsRel*vec.Nrm2(y[1:])
+			require.InDelta(t, wantPri, it.EpsPrimal, 1e-12*wantPri, "iteration %d: eps_pri", k)
+			require.InDelta(t, wantDual, it.EpsDual, 1e-12*wantDual, "iteration %d: eps_dual", k)
+			if want := p.Objective(x, w); it.Objective != want { // bit-exact: the same call
+				t.Fatalf("iteration %d: objective %g, want %g", k, it.Objective, want)
+			}
+			copy(prevW, w)
+			return false
 		}
-		require.InDelta(t, math.Sqrt(rr), it.Primal, 1e-12*(1+it.Primal), "iteration %d: ||r||", k)
-		require.InDelta(t, it.Rho*math.Sqrt(ss), it.Dual, 1e-12*(1+it.Dual), "iteration %d: ||s||", k)
-		// eps_pri = sqrt(m) EpsAbs + EpsRel max(||f1||, ||f2||) and
-		// eps_dual = sqrt(n1) EpsAbs + EpsRel ||J^T y|| = ... ||y[1:]||.
-		nf2 := math.Sqrt(r0*r0 + vec.Dot(w, w))
-		wantPri := 2*opt.EpsAbs + opt.EpsRel*max(vec.Nrm2(x), nf2)
-		wantDual := math.Sqrt(3)*opt.EpsAbs + opt.EpsRel*vec.Nrm2(y[1:])
-		require.InDelta(t, wantPri, it.EpsPrimal, 1e-12*wantPri, "iteration %d: eps_pri", k)
-		require.InDelta(t, wantDual, it.EpsDual, 1e-12*wantDual, "iteration %d: eps_dual", k)
-		if want := p.Objective(x, w); it.Objective != want { // bit-exact: the same call
-			t.Fatalf("iteration %d: objective %g, want %g", k, it.Objective, want)
-		}
-		copy(prevW, w)
-		return false
+		var sv neadmm.Solver
+		res, err := sv.Solve(context.Background(), p, x, w, y, opt)
+		require.NoError(t, err)
+		assert.Equal(t, neadmm.StopConverged, res.Reason)
+		assert.Equal(t, k, res.Iterations)
 	}
-	var sv neadmm.Solver
-	res, err := sv.Solve(context.Background(), p, x, w, y, opt)
-	require.NoError(t, err)
-	assert.Equal(t, neadmm.StopConverged, res.Reason)
-	assert.Equal(t, k, res.Iterations)
+	assert.Positive(t, f1Larger, "no iteration with ||f1|| the larger")
+	assert.Positive(t, f2Larger, "no iteration with ||f2|| the larger")
 }
 
 func TestRhoPolicies(t *testing.T) {
