@@ -96,15 +96,15 @@ func checkTopKProx(t *testing.T, data []byte) {
 // finite result.) Inputs with a nonzero magnitude below 2^-900 are skipped:
 // subnormal intermediates round differently from their scaled images.
 func checkTopKHomogeneous(t *testing.T, tt, phi []float64, b float64, k int) {
-	amax, amin := math.Abs(b), math.Abs(b)
+	amax, amin := math.Abs(b), math.Inf(1) // amin: the smallest nonzero magnitude
+	if b != 0 {
+		amin = math.Abs(b)
+	}
 	for _, x := range phi {
 		amax = max(amax, math.Abs(x))
 		if x != 0 {
 			amin = min(amin, math.Abs(x))
 		}
-	}
-	if b == 0 {
-		amin = amax
 	}
 	if !(amax > 0) || math.IsInf(amax, 0) || amin < 0x1p-900 {
 		return
