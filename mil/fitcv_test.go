@@ -52,6 +52,18 @@ func TestFitCV(t *testing.T) {
 					mean += a
 				}
 				assert.InDelta(t, mean/float64(len(st.FoldAUC)), st.AUC, 1e-12)
+				// The sample std (n - 1) of the fold values, AUC and deviance.
+				sampleStd := func(x []float64, mean float64) float64 {
+					ss := 0.0
+					for _, v := range x {
+						ss += (v - mean) * (v - mean)
+					}
+					return math.Sqrt(ss / float64(len(x)-1))
+				}
+				if len(st.FoldAUC) > 1 {
+					assert.InDelta(t, sampleStd(st.FoldAUC, st.AUC), st.AUCStd, 1e-12, st.String())
+					assert.InDelta(t, sampleStd(st.FoldDeviance, st.Deviance), st.DevianceStd, 1e-12, st.String())
+				}
 				assert.Positive(t, st.Iterations)
 				if !st.Rejected {
 					assert.GreaterOrEqual(t, sel.Best.AUC, st.AUC, "best is not the best")
@@ -760,4 +772,15 @@ func TestFitCVCallbackAndMemory(t *testing.T) {
 		assert.ErrorIs(t, err, ErrTooLarge)
 		assert.Zero(t, sel.Fits, "sparse %v", data.IsSparse())
 	}
+}
+
+// TestPairedSE checks the standard error of the mean paired difference by
+// hand: differences (0.1, 0.3, 0.2) have mean 0.2, sample std 0.1, so
+// 0.1/sqrt(3); one fold gives 0.
+func TestPairedSE(t *testing.T) {
+	a := []float64{0.9, 0.8, 0.75}
+	b := []float64{0.8, 0.5, 0.55}
+	assert.InDelta(t, 0.1/math.Sqrt(3), pairedSE(a, b), 1e-15)
+	assert.InDelta(t, pairedSE(a, b), pairedSE(b, a), 1e-15)
+	assert.Zero(t, pairedSE(a[:1], b[:1]))
 }

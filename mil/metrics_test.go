@@ -36,6 +36,16 @@ func TestMetricsHandWorked(t *testing.T) {
 	if !near(c.Accuracy(), 5.0/6, tol) || !near(c.Precision(), 0.75, tol) || c.Recall() != 1 || !near(c.F1(), 6.0/7, tol) {
 		t.Errorf("acc %v prec %v rec %v f1 %v", c.Accuracy(), c.Precision(), c.Recall(), c.F1())
 	}
+	// At 0.75 a positive is missed (FN > 0, which F1's denominator
+	// counts): TP 1, FP 1, TN 2, FN 2; precision 1/2, recall 1/3, F1 =
+	// 2TP/(2TP+FP+FN) = 2/5.
+	c, err = ConfusionAt(scores, labels, 0.75)
+	if err != nil || c != (Confusion{TP: 1, FP: 1, TN: 2, FN: 2}) {
+		t.Fatalf("confusion at 0.75 %+v, %v", c, err)
+	}
+	if !near(c.Accuracy(), 0.5, tol) || !near(c.Precision(), 0.5, tol) || !near(c.Recall(), 1.0/3, tol) || !near(c.F1(), 0.4, tol) {
+		t.Errorf("at 0.75: acc %v prec %v rec %v f1 %v", c.Accuracy(), c.Precision(), c.Recall(), c.F1())
+	}
 	roc, err := ROC(scores, labels)
 	want := []ROCPoint{{0, 0, math.Inf(1)}, {0, 1. / 3, .9}, {1. / 3, 1. / 3, .8}, {1. / 3, 2. / 3, .7}, {1. / 3, 1, .6}, {2. / 3, 1, .55}, {1, 1, .5}}
 	if err != nil || len(roc) != len(want) {

@@ -122,8 +122,8 @@ func (p Pooling) k(n int) int {
 	case PoolTopK:
 		return min(p.K, n)
 	case PoolTopFrac:
-		// ceil(Frac*n), with products a rounding above an integer (0.3*10
-		// = 3.0000000000000004) taken as that integer.
+		// ceil(Frac*n), with products a rounding above an integer (0.28*25
+		// = 7.000000000000001) taken as that integer.
 		f := p.Frac * float64(n)
 		k := int(math.Ceil(f * (1 - 0x1p-50)))
 		return min(max(k, 1), n)

@@ -18,7 +18,10 @@ func TestPoolingK(t *testing.T) {
 	}{
 		{MaxPooling(), 7, 1}, {MeanPooling(), 7, 7}, {TopKPooling(3), 7, 3}, {TopKPooling(3), 2, 2},
 		{TopFracPooling(0.25), 1, 1}, {TopFracPooling(0.25), 4, 1}, {TopFracPooling(0.25), 5, 2},
-		{TopFracPooling(0.3), 10, 3}, // 0.3*10 = 3.0000000000000004 is 3
+		{TopFracPooling(0.3), 10, 3},  // 0.3*10 is exactly 3.0 in float64
+		{TopFracPooling(0.28), 25, 7}, // 0.28*25 = 7.000000000000001 is 7, not 8
+		{TopFracPooling(0.56), 25, 14}, {TopFracPooling(0.07), 100, 7},
+		{TopFracPooling(0.29), 100, 29}, // 28.999999999999996 is 29
 		{TopFracPooling(1), 9, 9}, {TopFracPooling(0.001), 9, 1},
 	} {
 		assert.Equal(t, tc.k, tc.p.k(tc.n), "%v of %d", tc.p, tc.n)

@@ -784,13 +784,19 @@ func TestCleanMaxOutliers(t *testing.T) {
 // TestNormalizeHuge guards normalize on a finite x whose norm overflows:
 // it scaled by a fixed 2^-4, after which more than 256 entries near
 // MaxFloat64 still overflowed, and 1/Inf = 0 left x zero while it
-// reported success. Every entry must come out 1/sqrt(n) (to rounding: a
-// few ulps of the scaled norm).
+// reported success; and on a subnormal x, whose norm's reciprocal
+// overflows without the rescale. Every entry must come out 1/sqrt(n) (to
+// rounding: a few ulps of the scaled norm).
 func TestNormalizeHuge(t *testing.T) {
-	for _, n := range []int{2, 256, 300, 10000} {
+	for _, c := range []struct {
+		n int
+		v float64
+	}{{2, math.MaxFloat64}, {256, math.MaxFloat64}, {300, math.MaxFloat64}, {10000, math.MaxFloat64},
+		{4, 5e-320}, {300, 5e-320}} { // subnormal: 1/||x|| overflows unless rescaled first
+		n := c.n
 		x := make([]float64, n)
 		for j := range x {
-			x[j] = math.MaxFloat64
+			x[j] = c.v
 		}
 		if !normalize(x) {
 			t.Fatalf("n = %d: normalize failed", n)

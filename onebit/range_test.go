@@ -176,6 +176,17 @@ func TestBIHTZeroBackprojection(t *testing.T) {
 	xp := make([]float64, 3)
 	require.NoError(t, onebit.Passive(p, xp, 0))
 	assert.Equal(t, xp, x, "Passive's estimate in the same case")
+
+	// Column 1 of Phi = (1, -3; 1, -3) is (1, 1) but its row 1 is
+	// (1, -3): the Hamming distance of e_1 is 0.5 (from the column), 0
+	// if read from the row.
+	p, err = onebit.NewProblem([]float64{1, -3, 1, -3}, 2, 2, []float64{1, -1})
+	require.NoError(t, err)
+	x = []float64{7, 7}
+	res, err = onebit.BIHT(context.Background(), p, x, onebit.BIHTOptions{K: 1, MaxIter: 100})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{1, 0}, x)
+	assert.Equal(t, 0.5, res.Hamming)
 }
 
 // TestRecoverZeroRowsReused guards the margin computation on a support

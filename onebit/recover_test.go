@@ -458,3 +458,18 @@ func TestRecoverPolishGathers(t *testing.T) {
 	}
 	require.Positive(t, ran, "the polish never ran")
 }
+
+// TestRecoverLambdaMax: the last stage runs at LambdaMax itself when the
+// growth steps past it (100 x 3^k skips 5e4: 24300, then 5e4, not 72900),
+// and Result.Lambda reports it.
+func TestRecoverLambdaMax(t *testing.T) {
+	var s onebit.Solver
+	in := mustGenerate(t, 400, 200, 5, 1)
+	p := mustProblem(t, in)
+	x := make([]float64, 200)
+	o := plainRecoverOptions()
+	o.LambdaMax = 5e4
+	res, err := s.Recover(context.Background(), p, x, o)
+	require.NoError(t, err)
+	assert.Equal(t, 5e4, res.Lambda, "%+v", res)
+}
