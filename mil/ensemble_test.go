@@ -145,7 +145,7 @@ func TestEnsemblePredictNoAlloc(t *testing.T) {
 			_ = e.PredictTo(dst, inst, test)
 			_ = e.WitnessesTo(wit, inst, test)
 		})
-		if allocs != 0 {
+		if allocs != 0 && !raceEnabled { // the pooled scratch is dropped at random under -race
 			t.Errorf("density %v: %v allocations per prediction round", density, allocs)
 		}
 	}
