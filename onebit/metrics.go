@@ -3,8 +3,6 @@ package onebit
 import (
 	"fmt"
 	"math"
-
-	"github.com/neadmm/neadmm/vec"
 )
 
 // AngularError returns the angle between x and xhat as a fraction of pi,
@@ -63,32 +61,13 @@ func diffSum(fn string, x, y []float64) (d, s float64) {
 }
 
 // unitScale returns a power of two pre and the norm nrm of pre*x such that
-// the unit vector along x is (pre*x_i)/nrm, computed without overflow or
-// a subnormal norm: pre is 1 when ||x|| is in [2^-1000, MaxFloat64] (x/||x||
-// as it is), else it brings the largest |x_i| to [0.5, 1) (a norm that
-// overflows) or x up by 2^1000 (a norm below 2^-1000, whose reciprocal
-// would overflow or which is subnormal, hence inexact); the scaling is
-// exact for the entries that matter, like normalize's. ok is false for a
-// zero x or one holding a NaN or ±Inf.
+// the unit vector along x is (pre*x_i)/nrm, without overflow or a
+// subnormal norm (normScale's scaling; x is not modified). ok is false for
+// a zero x or one holding a NaN or ±Inf.
 func unitScale(x []float64) (pre, nrm float64, ok bool) {
-	nrm = vec.Nrm2(x)
-	switch {
-	case nrm == 0 || math.IsNaN(nrm):
-		return 0, 0, false
-	case nrm >= 0x1p-1000 && nrm <= math.MaxFloat64:
-		return 1, nrm, true
-	}
-	amax := 0.0
-	for _, v := range x {
-		amax = max(amax, math.Abs(v))
-	}
-	if !(amax <= math.MaxFloat64) {
-		return 0, 0, false
-	}
-	pre = 0x1p1000
-	if nrm > 1 {
-		_, e := math.Frexp(amax) // amax in [2^(e-1), 2^e)
-		pre = math.Ldexp(1, -e)
+	nrm, pre, ok = normScale(x)
+	if !ok || pre == 1 {
+		return pre, nrm, ok
 	}
 	sq := 0.0
 	for _, v := range x {

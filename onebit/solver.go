@@ -521,30 +521,46 @@ func (s *Solver) export(x []float64) {
 // (finite entries near MaxFloat64) or whose reciprocal does (subnormal
 // entries) is first brought into range by an exact power-of-two scaling.
 func normalize(x []float64) bool {
-	nx := vec.Nrm2(x)
-	switch {
-	case nx == 0 || math.IsNaN(nx):
+	nx, pre, ok := normScale(x)
+	if !ok {
 		return false
-	case math.IsInf(nx, 1):
-		amax := 0.0
-		for _, v := range x {
-			if math.IsInf(v, 0) {
-				return false
-			}
-			amax = max(amax, math.Abs(v))
-		}
-		// The largest |x_j| to [0.5, 1): the norm is then at most
-		// sqrt(len(x)), whatever the length (a fixed 2^-4 overflowed again
-		// for more than 256 entries near MaxFloat64).
-		_, e := math.Frexp(amax)
-		vec.Scal(math.Ldexp(1, -e), x)
-		nx = vec.Nrm2(x)
-	case nx < 0x1p-1000:
-		vec.Scal(0x1p1000, x)
+	}
+	if pre != 1 {
+		vec.Scal(pre, x) // exact
 		nx = vec.Nrm2(x)
 	}
 	vec.Scal(1/nx, x)
 	return true
+}
+
+// normScale returns ||x|| (vec.Nrm2) and the power of two pre to scale x
+// by before dividing by its norm: 1 when the norm is in [2^-1000,
+// MaxFloat64] (nrm is then the one to divide by); when it overflows
+// (finite entries near MaxFloat64), the one that brings the largest |x_j|
+// to [0.5, 1), so that the norm is at most sqrt(len(x)) whatever the
+// length (a fixed 2^-4 overflowed again for more than 256 entries near
+// MaxFloat64); when it is below 2^-1000 (its reciprocal overflows, or it
+// is subnormal, hence inexact), 2^1000. ok is false for a zero x or one
+// holding a NaN or ±Inf.
+func normScale(x []float64) (nrm, pre float64, ok bool) {
+	nrm = vec.Nrm2(x)
+	switch {
+	case nrm == 0 || math.IsNaN(nrm):
+		return nrm, 0, false
+	case nrm >= 0x1p-1000 && nrm <= math.MaxFloat64:
+		return nrm, 1, true
+	case nrm < 0x1p-1000:
+		return nrm, 0x1p1000, true
+	}
+	amax := 0.0
+	for _, v := range x {
+		if math.IsInf(v, 0) {
+			return nrm, 0, false
+		}
+		amax = max(amax, math.Abs(v))
+	}
+	_, e := math.Frexp(amax)
+	return nrm, math.Ldexp(1, -e), true
 }
 
 // backprojection sets x = Phi^T y (e_1 if that is zero), not normalized.
