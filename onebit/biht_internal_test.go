@@ -155,8 +155,8 @@ func TestBIHTReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ref, it := bihtReference(p, c.K, 60)
-		if it != res.Iterations {
+		ref, counts := bihtReference(p, c.K, 60, 0)
+		if it := len(counts); it != res.Iterations {
 			t.Errorf("%+v: %d iterations, reference %d", c, res.Iterations, it)
 		}
 		for j := range x {
@@ -167,12 +167,15 @@ func TestBIHTReference(t *testing.T) {
 	}
 }
 
-// bihtReference is BIHT as its documentation states it, with plain loops.
-func bihtReference(p *Problem, k, maxIter int) ([]float64, int) {
+// bihtReference is BIHT as its documentation states it, with plain loops,
+// and with patience > 0 the early stop of bihtWork.run as its doc states
+// it: after patience iterations without a new lowest count of violated
+// signs. It returns the estimate and the count of each iteration run.
+func bihtReference(p *Problem, k, maxIter, patience int) ([]float64, []int) {
 	m, n := p.m, p.n
 	x, r := make([]float64, n), slices.Clone(p.y)
-	it := 1
-	for ; it <= maxIter; it++ {
+	var counts []int
+	for it := 1; it <= maxIter; it++ {
 		old := slices.Clone(x)
 		for j := range n {
 			g := 0.0
@@ -200,15 +203,16 @@ func bihtReference(p *Problem, k, maxIter int) ([]float64, int) {
 				bad++
 			}
 		}
+		counts = append(counts, bad)
 		if bad == 0 || slices.Equal(old, x) {
 			break
 		}
-	}
-	if it > maxIter {
-		it = maxIter
+		if patience > 0 && it > patience && slices.Min(counts[:it-patience]) <= slices.Min(counts[it-patience:]) {
+			break // none of the last patience counts is below all before it
+		}
 	}
 	normalize(x)
-	return x, it
+	return x, counts
 }
 
 // BenchmarkMulSparse times the gathered product beside the dense kernel at

@@ -146,6 +146,28 @@ func TestBIHTPatience(t *testing.T) {
 	if r1.Iterations >= maxIter || r1.Iterations <= patience {
 		t.Errorf("with patience %d: %d iterations, want fewer than %d and more than the patience", patience, r1.Iterations, maxIter)
 	}
+	// The stop, exactly: the iteration count of the reference, which
+	// applies the documented rule to its own counts (baselines.go, run:
+	// "bad < fewest" makes a new lowest count, a tie does not). Told 6 of
+	// 8, BIHT cycles and meets its lowest count (8 violations) again at
+	// iterations 11 and 15, within the patience of its first (9): it must
+	// stop at 19 all the same.
+	for _, k := range []int{3, 6} {
+		r, err := ws.run(ctx, &ws.op, p.y, x1, k, maxIter, patience)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, counts := bihtReference(p, k, maxIter, patience)
+		stop := len(counts)
+		first := slices.Index(counts, slices.Min(counts))
+		tie := slices.Contains(counts[first+1:], counts[first])
+		if r.Iterations != stop || !slices.EqualFunc(x1, ref, func(a, b float64) bool { return math.Abs(a-b) <= 1e-12 }) {
+			t.Errorf("K = %d with patience %d: stopped after %d iterations, reference %d (counts %v)", k, patience, r.Iterations, stop, counts)
+		}
+		if k == 6 && (!tie || stop != first+1+patience) {
+			t.Errorf("K = 6: counts %v: want the lowest count repeated before a stop by patience", counts)
+		}
+	}
 	var b BIHTResult
 	xb := make([]float64, 100)
 	if b, err = BIHT(ctx, p, xb, BIHTOptions{K: 3, MaxIter: maxIter}); err != nil {
