@@ -376,8 +376,10 @@ func TestKKTThreshold(t *testing.T) {
 
 	// The stage: a weighted solve restricted to the set, then the check.
 	// With wOff above every |g_j| outside at the restricted solution it
-	// stops after one check; with wOff below the third largest, at least
-	// three join and it checks again, until none is left. Both solve the
+	// stops after one check; with wOff between the largest and the second
+	// largest, exactly one violates (a stage that stopped on one violator
+	// instead of none would end there); with wOff below the third largest,
+	// at least three join. The last two check again, until none is left. Both solve the
 	// same restricted problem first (wOff only weighs the coordinates
 	// outside).
 	o := Options{Lambda: 1, Rho: 10, Policy: neadmm.RhoFixed, MaxIter: 300, EpsAbs: 1e-8, EpsRel: 1e-6,
@@ -389,10 +391,12 @@ func TestKKTThreshold(t *testing.T) {
 	top := math.Abs(g[js[0]])
 	require.Equal(t, 1, r.KKTChecks)
 	require.Greater(t, top, 2.0, "the largest |g_j| outside must be far above 1 for the test")
+	second := math.Abs(g[js[1]])
+	require.Greater(t, top, 1.01*second, "the two largest |g_j| outside must differ for the test")
 	for _, c := range []struct {
 		wOff   float64
 		checks bool // more than one
-	}{{2 * top, false}, {math.Abs(g[js[2]]) / 2, true}} {
+	}{{2 * top, false}, {math.Sqrt(top*second) / (1 + kktSlack), true}, {math.Abs(g[js[2]]) / 2, true}} {
 		var s Solver
 		start(&s)
 		r, err := s.stage(context.Background(), p, o, true, c.wOff)
