@@ -535,9 +535,12 @@ func TestSolveFailures(t *testing.T) {
 }
 
 // badDims reports dimensions the engine must reject.
-type badDims struct{ sqrtProblem }
+type badDims struct {
+	sqrtProblem
+	n1, n2, m int
+}
 
-func (badDims) Dims() (int, int, int) { return 1, 0, 1 }
+func (d badDims) Dims() (int, int, int) { return d.n1, d.n2, d.m }
 
 func TestSolveBadInput(t *testing.T) {
 	good := neadmm.Options{Rho: 1, MaxIter: 10}
@@ -608,7 +611,9 @@ func TestSolveBadInput(t *testing.T) {
 	}{
 		{noCtx, sqrtProblem{}, "nil context"},
 		{context.Background(), nil, "nil context or problem"},
-		{context.Background(), badDims{}, "Dims() = (1, 0, 1)"},
+		{context.Background(), badDims{n1: 1, n2: 0, m: 1}, "Dims() = (1, 0, 1)"},
+		{context.Background(), badDims{n1: 0, n2: 1, m: 1}, "Dims() = (0, 1, 1)"},
+		{context.Background(), badDims{n1: 1, n2: 1, m: 0}, "Dims() = (1, 1, 0)"},
 	} {
 		res, err := sv.Solve(tc.ctx, tc.p, []float64{1}, []float64{1}, []float64{1}, good)
 		require.ErrorIs(t, err, neadmm.ErrBadInput, tc.want)
@@ -819,4 +824,198 @@ func TestSolveProblemSwitch(t *testing.T) {
 	}
 	runtime.ReadMemStats(&m1)
 	assert.Zero(t, m1.Mallocs-m0.Mallocs, "allocations in 5000 solves of one problem")
+}
+
+// scripted is a 1 x 1 x 1 problem with f1(x1) = x1, f2(x2) = x2 and J = 1
+// whose updates set x1 = a[k-1] and x2 = b[k-1] in iteration k, so that
+// r = a + b and s = rho*|b[k-1] - b[k-2]| (b[-1] the initial x2) are exact.
+// It records the rho of every iteration and counts the x2-updates.
+type scripted struct {
+	a, b    []float64
+	rhos    []float64
+	x2calls int
+}
+
+func (p *scripted) Dims() (int, int, int) { return 1, 1, 1 }
+func (p *scripted) UpdateX1(x1, _, _ []float64, rho float64) error {
+	x1[0] = p.a[len(p.rhos)]
+	p.rhos = append(p.rhos, rho)
+	return nil
+}
+func (p *scripted) UpdateX2(x2, _, _ []float64, _ float64) error {
+	p.x2calls++
+	x2[0] = p.b[len(p.rhos)-1]
+	return nil
+}
+func (p *scripted) Constraint1(dst, x1 []float64)       { dst[0] = x1[0] }
+func (p *scripted) Constraint2(dst, x2 []float64)       { dst[0] = x2[0] }
+func (p *scripted) Constraint1JacT(dst, _, v []float64) { dst[0] = v[0] }
+
+// solveScripted runs p from x1 = x2 = 0 and y = y0 for len(p.a) iterations.
+func solveScripted(p *scripted, y0 float64, opt neadmm.Options) (neadmm.Result, error) {
+	opt.MaxIter = len(p.a)
+	var sv neadmm.Solver
+	return sv.Solve(context.Background(), p, []float64{0}, []float64{0}, []float64{y0}, opt)
+}
+
+// TestRhoBalanceBoundaries: residual balancing with the documented
+// defaults mu = 10 and tau = 2 changes rho only when one residual is
+// strictly more than 10 times the other, on exact dyadic residuals at, just
+// past and well inside the boundary; the Result reports the rho of the last
+// iteration.
+func TestRhoBalanceBoundaries(t *testing.T) {
+	for _, tc := range []struct {
+		a, b, want float64 // r = |a + b|, s = |b| in iteration 1
+	}{
+		{9, 1, 1},               // r = 10 s
+		{9 + 0x1p-40, 1, 2},     // r > 10 s
+		{4, 1, 1},               // r = 5 s
+		{-9, 10, 1},             // s = 10 r
+		{-9 - 0x1p-40, 10, 0.5}, // s > 10 r
+		{-4, 5, 1},              // s = 5 r
+		{-10, 10, 0.5},          // r = 0 < s
+		{0x1p-40, 0, 2},         // s = 0 < r
+	} {
+		p := &scripted{a: []float64{tc.a, tc.a}, b: []float64{tc.b, tc.b}}
+		res, err := solveScripted(p, 0, neadmm.Options{Rho: 1, Policy: neadmm.RhoBalance})
+		require.NoError(t, err)
+		assert.Equal(t, []float64{1, tc.want}, p.rhos, "a = %g, b = %g", tc.a, tc.b)
+		assert.Equal(t, tc.want, res.Rho, "a = %g, b = %g: Result.Rho", tc.a, tc.b)
+	}
+}
+
+// TestOptionsDefaults checks the zero fields against the values the
+// documentation states (1.02, 1e6*Rho, 1e-6*Rho), written out here rather
+// than taken from the exported constants; rho is recorded by scripted
+// problems (a = 2^-100, b = 0: r small but not 0, so that the residual test
+// never passes, and y stays finite; a = -b growing: r = 0 < s).
+func TestOptionsDefaults(t *testing.T) {
+	zeros := func(n int) *scripted {
+		p := &scripted{a: make([]float64, n), b: make([]float64, n)}
+		for k := range p.a {
+			p.a[k] = 0x1p-100
+		}
+		return p
+	}
+	p := zeros(30)
+	_, err := solveScripted(p, 0, neadmm.Options{Rho: 1})
+	require.NoError(t, err)
+	assert.Equal(t, 1.02, p.rhos[1], "default growth")
+	assert.InDelta(t, math.Pow(1.02, 29), p.rhos[29], 1e-13, "default growth, 29 steps")
+
+	// Growth by 10 from 3 is exact up to 3e6 = 1e6*Rho, the default cap.
+	p = zeros(9)
+	res, err := solveScripted(p, 0, neadmm.Options{Rho: 3, RhoGrowth: 10})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{3e5, 3e6, 3e6, 3e6}, p.rhos[5:], "default RhoMax")
+	assert.Equal(t, 3e6, res.Rho)
+	// The default cap never exceeds MaxFloat64 (1e6*Rho overflows here).
+	p = zeros(3)
+	_, err = solveScripted(p, 0, neadmm.Options{Rho: math.MaxFloat64 / 2, RhoGrowth: 4})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{math.MaxFloat64 / 2, math.MaxFloat64, math.MaxFloat64}, p.rhos)
+
+	// Balancing halves rho from 1 while s > 0 = r: 2^-19, then the default
+	// floor 1e-6 (2^-20 is below it).
+	p = &scripted{}
+	for k := range 22 {
+		p.a, p.b = append(p.a, -float64(k+1)), append(p.b, float64(k+1))
+	}
+	_, err = solveScripted(p, 0, neadmm.Options{Rho: 1, Policy: neadmm.RhoBalance})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{0x1p-19, 1e-6, 1e-6}, p.rhos[19:], "default RhoMin")
+}
+
+// TestOptionsValidateBoundaries: the bounds Validate documents are
+// inclusive or exclusive as stated; each accepted value is paired with its
+// neighbouring float on the rejected side.
+func TestOptionsValidateBoundaries(t *testing.T) {
+	down := func(x float64) float64 { return math.Nextafter(x, math.Inf(-1)) }
+	up := func(x float64) float64 { return math.Nextafter(x, math.Inf(1)) }
+	for _, o := range []neadmm.Options{
+		{Rho: 0x1p-1022}, {Rho: math.MaxFloat64},
+		{Rho: 1, RhoGrowth: 1},
+		{Rho: 2, RhoMax: 2},
+		{Rho: 2, RhoMin: 2}, {Rho: 2, RhoMin: 0x1p-1022},
+		{Rho: 1, BalanceMu: up(1), BalanceTau: up(1)},
+	} {
+		o.MaxIter = 1
+		assert.NoError(t, o.Validate(), "%+v", o)
+	}
+	for _, tc := range []struct {
+		o    neadmm.Options
+		want string
+	}{
+		{neadmm.Options{Rho: down(0x1p-1022)}, "Options.Rho"},
+		{neadmm.Options{Rho: 1, RhoGrowth: down(1)}, "Options.RhoGrowth"},
+		{neadmm.Options{Rho: 2, RhoMax: down(2)}, "Options.RhoMax"},
+		{neadmm.Options{Rho: 2, RhoMax: math.Inf(1)}, "Options.RhoMax"},
+		{neadmm.Options{Rho: 2, RhoMin: up(2)}, "Options.RhoMin"},
+		{neadmm.Options{Rho: 2, RhoMin: down(0x1p-1022)}, "Options.RhoMin"},
+		{neadmm.Options{Rho: 1, BalanceMu: math.Inf(1)}, "Options.BalanceMu"},
+		{neadmm.Options{Rho: 1, BalanceTau: 1}, "Options.BalanceTau"},
+	} {
+		tc.o.MaxIter = 1
+		err := tc.o.Validate()
+		require.ErrorIs(t, err, neadmm.ErrBadInput, tc.want)
+		assert.ErrorContains(t, err, tc.want+" = ")
+	}
+}
+
+// TestSolveNotFiniteSteps: a non-finite x1 stops the solve before the
+// x2-update, named as such; a y that overflows while the residuals stay
+// finite is an error of the iteration too.
+func TestSolveNotFiniteSteps(t *testing.T) {
+	p := &scripted{a: []float64{1, math.NaN()}, b: []float64{0, 0}}
+	res, err := solveScripted(p, 0, neadmm.Options{Rho: 1})
+	require.ErrorIs(t, err, neadmm.ErrNotFinite)
+	assert.ErrorContains(t, err, "iteration 2: x1")
+	assert.Equal(t, 1, p.x2calls, "x2-updates")
+	assert.Equal(t, neadmm.StopError, res.Reason)
+	assert.Equal(t, 1, res.Iterations)
+
+	// Finite iterates whose sum of squares overflows are finite.
+	p = &scripted{a: []float64{1e200}, b: []float64{-1e200}}
+	res, err = solveScripted(p, 0, neadmm.Options{Rho: 1})
+	require.NoError(t, err)
+	assert.Equal(t, neadmm.StopMaxIter, res.Reason)
+
+	// r = 1e308 and s = 0 are finite; y = 1e308 + 1*r is not.
+	p = &scripted{a: []float64{1e308}, b: []float64{0}}
+	res, err = solveScripted(p, 1e308, neadmm.Options{Rho: 1})
+	require.ErrorIs(t, err, neadmm.ErrNotFinite)
+	assert.ErrorContains(t, err, "iteration 1: residual or y")
+	assert.Equal(t, neadmm.StopError, res.Reason)
+}
+
+// cancelThenFail cancels the solve's context inside UpdateX2 and returns
+// an error of its own.
+type cancelThenFail struct {
+	sqrtProblem
+	cancel context.CancelFunc
+	err    error
+}
+
+func (p *cancelThenFail) UpdateX2(x2, x1, y []float64, rho float64) error {
+	p.cancel()
+	return p.err
+}
+
+// TestSolveFailureNotCancellation: a subproblem error is a cancellation
+// only if it is the context's error; an unrelated one returned while the
+// context happens to be cancelled is StopError.
+func TestSolveFailureNotCancellation(t *testing.T) {
+	sentinel := errors.New("inner solver failed")
+	for _, tc := range []struct {
+		err  error
+		want neadmm.StopReason
+	}{{sentinel, neadmm.StopError}, {context.Canceled, neadmm.StopCancelled}} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var sv neadmm.Solver
+		res, err := sv.Solve(ctx, &cancelThenFail{cancel: cancel, err: tc.err}, []float64{1}, []float64{1}, []float64{-2},
+			neadmm.Options{Rho: 1, MaxIter: 5})
+		cancel()
+		require.ErrorIs(t, err, tc.err)
+		assert.Equal(t, tc.want, res.Reason, "%v", tc.err)
+	}
 }

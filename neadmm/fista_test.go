@@ -356,7 +356,7 @@ func TestFISTABacktrackBounded(t *testing.T) {
 		opt := FISTAOptions{L: 1e-3, Backtrack: true, Eta: math.Nextafter(1, 2), MaxBacktrack: limit, MaxIter: 10}
 		want := limit
 		if want == 0 {
-			want = DefaultMaxBacktrack
+			want = 100 // the documented default
 		}
 		var fs FISTA
 		x := make([]float64, l.cols)
@@ -557,4 +557,267 @@ func BenchmarkFISTALasso(b *testing.B) {
 		iters = res.Iterations
 	}
 	b.ReportMetric(float64(iters), "iters/solve")
+}
+
+// TestFISTABacktrackRule checks the sufficient-decrease test on
+// f(x) = 4x^2 (d = 8) from x = 1, where f(z) - bound = (8 - L)/2 (z - 1)^2
+// exactly: a trial step is accepted iff L >= 8, up to the documented slack
+// of a few ulps of |f(y)| = 4.
+func TestFISTABacktrackRule(t *testing.T) {
+	ctx := context.Background()
+	q := &quadratic{d: []float64{8}, c: []float64{0}}
+	for _, tc := range []struct {
+		l0, wantL  float64
+		backtracks int
+	}{
+		{1, 8, 3},   // 1, 2, 4 rejected; at 8 z = 0 and f(z) = bound
+		{8, 8, 0},   // the exact constant
+		{16, 16, 0}, // an overestimate is kept (L never decreases)
+		// L0 = 8(1 - 2^-40): f(z) exceeds the bound by about 2^-38, a
+		// relative 2^-40 of f(y), far above rounding (2^-50 of f(y)) and
+		// the slack, so it is rejected once.
+		{8 - 0x1p-37, 16 - 0x1p-36, 1},
+	} {
+		var fs FISTA
+		x := []float64{1}
+		res, err := fs.Solve(ctx, q, x, FISTAOptions{L: tc.l0, Backtrack: true, MaxIter: 1})
+		require.NoError(t, err, "L0 = %g", tc.l0)
+		assert.Equal(t, tc.backtracks, res.Backtracks, "L0 = %g", tc.l0)
+		assert.Equal(t, tc.wantL, res.L, "L0 = %g", tc.l0)
+	}
+	// Started at the minimizer: f(y) = 0, so the slack is 0 and the trial
+	// step (z = y, f(z) = bound = 0) passes on equality alone.
+	var fs FISTA
+	x := []float64{0}
+	res, err := fs.Solve(ctx, q, x, FISTAOptions{L: 1, Backtrack: true, MaxIter: 5})
+	require.NoError(t, err)
+	assert.True(t, res.Converged)
+	assert.Equal(t, 1, res.Iterations)
+	assert.Zero(t, res.Backtracks)
+
+	// f(y) = 0.5e250 x^2 from x = 1: L must pass 1e250, i.e. reach 2^831
+	// (log2(1e250) = 830.48), below the documented bound 1e300.
+	var fb FISTA
+	big := &quadratic{d: []float64{1e250}, c: []float64{0}}
+	res, err = fb.Solve(ctx, big, []float64{1}, FISTAOptions{L: 1, Backtrack: true, MaxBacktrack: 1000, MaxIter: 1})
+	require.NoError(t, err)
+	assert.Equal(t, 831, res.Backtracks)
+	assert.Equal(t, 0x1p831, res.L)
+}
+
+// TestFISTAFixedStep: without Backtrack the step is 1/opt.L even when the
+// workspace holds a larger learnt L, and the workspace's L is left alone.
+func TestFISTAFixedStep(t *testing.T) {
+	q := &quadratic{d: []float64{8}, c: []float64{0}}
+	fs := FISTA{L: 100}
+	x := []float64{1}
+	res, err := fs.Solve(context.Background(), q, x, FISTAOptions{L: 8, MaxIter: 1})
+	require.NoError(t, err)
+	assert.Equal(t, 0.0, x[0], "the step 1/8 lands on the minimizer exactly")
+	assert.Equal(t, 8.0, res.L)
+	assert.Equal(t, 100.0, fs.L, "the workspace's estimate")
+}
+
+// script is a one-dimensional FISTA problem with f = 0 (so the trial step
+// from y is the Prox input y itself) whose Prox returns next(k, y, x): the
+// iterate x_(k+1) of iteration k as a function of the extrapolation point
+// y_k and the current iterate x_k. It records every y_k and x_(k+1), so a
+// test can check FISTA's bookkeeping (restart tests, momentum, stopping
+// test) against the documented formulas. g(x) = c*x.
+type script struct {
+	x0     float64
+	next   func(k int, y, x float64) float64
+	c      float64
+	ys, xs []float64
+}
+
+func (s *script) Func([]float64) float64 { return 0 }
+func (s *script) FuncGrad(g, x []float64) float64 {
+	s.ys = append(s.ys, x[0])
+	g[0] = 0
+	return 0
+}
+func (s *script) Prox(dst, x []float64, _ float64) {
+	cur := s.x0
+	if len(s.xs) > 0 {
+		cur = s.xs[len(s.xs)-1]
+	}
+	dst[0] = s.next(len(s.xs)+1, x[0], cur)
+	s.xs = append(s.xs, dst[0])
+}
+func (s *script) Nonsmooth(x []float64) float64 { return s.c * x[0] }
+
+// run solves s from x0 and checks every extrapolation point against
+// O'Donoghue and Candes' restart rule (restart[k] given, or recomputed for
+// the gradient scheme) and Beck and Teboulle's momentum: theta_1 = 1,
+// theta_(k+1) = (1 + sqrt(1 + 4 theta_k^2))/2, y_k = x_k +
+// (theta_(k-1) - 1)/theta_k (x_k - x_(k-1)), theta reset to 1 and y_k = x_k
+// after a restart. It returns the restarts it counted.
+func (s *script) run(t *testing.T, opt FISTAOptions, restartAt func(k int) bool) (FISTAResult, int) {
+	t.Helper()
+	var fs FISTA
+	x := []float64{s.x0}
+	res, err := fs.Solve(context.Background(), s, x, opt)
+	require.NoError(t, err)
+	require.Len(t, s.xs, res.Iterations)
+	require.Len(t, s.ys, res.Iterations)
+	theta, restarts := 1.0, 0
+	prev := s.x0
+	for k := 1; k < res.Iterations; k++ { // y_(k+1) from iteration k
+		xk, yk := s.xs[k-1], s.ys[k-1]
+		want := xk
+		restart := (yk-xk)*(xk-prev) > 0
+		if restartAt != nil {
+			restart = restartAt(k)
+		}
+		if restart {
+			theta = 1
+			restarts++
+		} else {
+			next := (1 + math.Sqrt(1+4*theta*theta)) / 2
+			want = xk + (theta-1)/next*(xk-prev)
+			theta = next
+		}
+		// y is one step from values below 16 here: 1e-13 is some 50 ulps
+		// (room for a fused multiply-add), far below what a different
+		// theta or restart decision moves y (0.1 or more).
+		require.InDelta(t, want, s.ys[k], 1e-13, "y_%d", k+1)
+		prev = xk
+	}
+	return res, restarts
+}
+
+// TestFISTARestartGradient: the gradient scheme restarts exactly when
+// <y_k - x_(k+1), x_(k+1) - x_k> > 0. From y = x + m (m the momentum),
+// x_(k+1) = y + shift gives the product -shift*(m + shift): a step on
+// (+1) is not a restart, a step back by m/2 is, and one back to y (shift
+// 0, product 0) is not.
+func TestFISTARestartGradient(t *testing.T) {
+	// A "stay" needs momentum (y != x): two iterations after a restart.
+	shifts := []string{"on", "on", "on", "stay", "on", "back", "on", "on", "back", "on", "on", "stay", "on"}
+	s := &script{x0: 0, next: func(k int, y, x float64) float64 {
+		switch shifts[k-1] {
+		case "on":
+			return y + 1
+		case "back":
+			return y - (y-x)/2
+		}
+		return y
+	}}
+	res, restarts := s.run(t, FISTAOptions{L: 1, MaxIter: len(shifts)}, nil)
+	assert.Equal(t, len(shifts), res.Iterations)
+	assert.False(t, res.Converged)
+	assert.Equal(t, 2, restarts, "the two steps back")
+	assert.Equal(t, restarts, res.Restarts)
+}
+
+// TestFISTARestartFunction: the function scheme restarts exactly when
+// f + g increases (g(x) = x here: when x increases), starting from g(x0),
+// and never on an equal value (c = 0: f + g is always 0).
+func TestFISTARestartFunction(t *testing.T) {
+	xs := []float64{5, 3, 4, 4.5, 1, 2, 0.5, 0.25}
+	next := func(k int, _, _ float64) float64 { return xs[k-1] }
+	s := &script{x0: 10, next: next, c: 1}
+	res, restarts := s.run(t, FISTAOptions{L: 1, Restart: RestartFunction, MaxIter: len(xs)},
+		func(k int) bool { return k == 3 || k == 4 || k == 6 })
+	assert.Equal(t, 3, res.Restarts)
+	assert.Equal(t, 3, restarts)
+	assert.Equal(t, 0.25, res.Objective, "f + g at the last iterate")
+
+	s = &script{x0: 10, next: next}
+	res, _ = s.run(t, FISTAOptions{L: 1, Restart: RestartFunction, MaxIter: len(xs)}, func(int) bool { return false })
+	assert.Zero(t, res.Restarts, "f + g constant")
+}
+
+// TestFISTATol: the stopping test ||x_k - x_(k-1)|| <= Tol*max(1, ||x_k||)
+// at its boundary, with the new iterate's norm, and the 1 for small
+// iterates.
+func TestFISTATol(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		xs       []float64
+		tol      float64
+		wantIter int // 0: not converged
+	}{
+		{"equal", []float64{0.5, 0.75}, 0.5, 1},           // 0.5 <= 0.5*max(1, 0.5)
+		{"above", []float64{0.5 + 0x1p-40, -0.5}, 0.5, 0}, // just above
+		{"new norm", []float64{100, 150}, 1, 1},           // 100 <= 1*100, not 1*max(1, 0)
+		{"relative", []float64{100, 101}, 0.01, 2},        // 1 <= 0.01*101
+		{"small iterate", []float64{0.5, 0.508}, 0.01, 2}, // 0.008 <= 0.01*1
+		{"unchanged, Tol 0", []float64{3, 4, 4}, 0, 3},
+	} {
+		s := &script{next: func(k int, _, _ float64) float64 { return tc.xs[k-1] }}
+		var fs FISTA
+		x := []float64{0}
+		res, err := fs.Solve(context.Background(), s, x, FISTAOptions{L: 1, Restart: RestartNone, Tol: tc.tol, MaxIter: len(tc.xs)})
+		require.NoError(t, err, tc.name)
+		if tc.wantIter == 0 {
+			assert.False(t, res.Converged, tc.name)
+			assert.Equal(t, len(tc.xs), res.Iterations, tc.name)
+			continue
+		}
+		assert.True(t, res.Converged, tc.name)
+		assert.Equal(t, tc.wantIter, res.Iterations, tc.name)
+		assert.Equal(t, tc.xs[tc.wantIter-1], x[0], tc.name)
+	}
+}
+
+// constF is quadratic with f(y) replaced by a constant in FuncGrad.
+type constF struct {
+	quadratic
+	f float64
+}
+
+func (c *constF) FuncGrad(g, x []float64) float64 {
+	c.quadratic.FuncGrad(g, x)
+	return c.f
+}
+
+// TestFISTANotFinite: an infinite f(y), and an iterate or a step that is
+// not finite, are errors that leave x at the last accepted finite iterate
+// and do not report convergence.
+func TestFISTANotFinite(t *testing.T) {
+	ctx := context.Background()
+	for _, f := range []float64{math.Inf(1), math.Inf(-1)} {
+		var fs FISTA
+		x := []float64{2}
+		res, err := fs.Solve(ctx, &constF{quadratic{d: []float64{1}, c: []float64{0}}, f}, x, FISTAOptions{L: 1, MaxIter: 3})
+		require.ErrorIs(t, err, ErrNotFinite, "f(y) = %g", f)
+		assert.ErrorContains(t, err, "iteration 1: f(y)")
+		assert.Equal(t, []float64{2}, x)
+		assert.False(t, res.Converged)
+	}
+	// A failure while the context happens to be cancelled is still a
+	// failure: the workspace does not keep that solve's L.
+	ctx2, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var fs FISTA
+	c := &cancelAt{FISTAProblem: &constF{quadratic{d: []float64{1}, c: []float64{0}}, math.Inf(1)}, cancel: cancel, grad: 1}
+	_, err := fs.Solve(ctx2, c, []float64{2}, FISTAOptions{L: 3, Backtrack: true, MaxIter: 3})
+	require.ErrorIs(t, err, ErrNotFinite)
+	assert.Zero(t, fs.L, "a failed solve stored its L in the workspace")
+
+	for _, tc := range []struct {
+		name string
+		xs   []float64
+		want string
+	}{
+		{"iterate", []float64{1, math.Inf(1), 3}, "iteration 2: iterate"},
+		{"iterate", []float64{1, math.NaN(), 3}, "iteration 2: iterate"},
+		// Finite iterates whose difference overflows.
+		{"step", []float64{1e308, -1e308, 3}, "iteration 2: step"},
+	} {
+		s := &script{next: func(k int, _, _ float64) float64 { return tc.xs[k-1] }}
+		var fs FISTA
+		x := []float64{0}
+		res, err := fs.Solve(ctx, s, x, FISTAOptions{L: 1, Restart: RestartNone, MaxIter: 3})
+		require.ErrorIs(t, err, ErrNotFinite, tc.name)
+		assert.ErrorContains(t, err, tc.want)
+		last := tc.xs[0]
+		if tc.name == "step" {
+			last = tc.xs[1] // finite: it is accepted
+		}
+		assert.Equal(t, last, x[0], tc.name)
+		assert.False(t, res.Converged, tc.name)
+	}
 }

@@ -347,7 +347,7 @@ func TestPoolProxCases(t *testing.T) {
 // result (phi = (1.5, -1, -1) x 2^1023, b = 0, k = 2).
 func TestPoolProxHomogeneous(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 9))
-	ref, got, big := make([]float64, 9), make([]float64, 9), make([]float64, 9)
+	ref, got, big := make([]float64, 15), make([]float64, 15), make([]float64, 15)
 	for trial := range 3000 {
 		n := 1 + r.IntN(9)
 		phi := make([]float64, n)
@@ -364,6 +364,19 @@ func TestPoolProxHomogeneous(t *testing.T) {
 		k := 1 + r.IntN(n)
 		if trial == 0 {
 			b, k = 0, 2
+		}
+		// Many equal phi_j far above b: every phi_j joins the tied set
+		// (the pooled block), so the sums reach n times the largest
+		// magnitude: scaled down too little they overflow at x 2^1023.
+		if trial >= 1 && trial <= 4 {
+			n, b, k = 13+trial%2, -1.9, []int{0, 1, 7, 13}[trial%4]
+			phi = phi[:0]
+			for range n {
+				phi = append(phi, 1.9)
+			}
+			if k == 0 {
+				k = n - 1
+			}
 		}
 		// Up to 2^1021 for MeanProx: its result can exceed the range of
 		// phi and b by (n+1)/n, and 2^1023 x 2 overflows.
