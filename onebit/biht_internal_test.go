@@ -172,9 +172,20 @@ func TestBIHTReference(t *testing.T) {
 // it: after patience iterations without a new lowest count of violated
 // signs. It returns the estimate and the count of each iteration run.
 func bihtReference(p *Problem, k, maxIter, patience int) ([]float64, []int) {
+	x, _, counts := aopReference(p, k, 0, maxIter, patience)
+	return x, counts
+}
+
+// aopReference is adaptive outlier pursuit as pursue's doc states it, with
+// plain loops: BIHT whose residual leaves out, at each iteration, the l
+// violated signs of least y_i (Phi x)_i (ties: the lower row), with the
+// same stops (a count of 0 outside them, a fixed point, or patience > 0
+// iterations without a new lowest count). It returns the last estimate,
+// the first with the lowest count (both normalized) and the count of each
+// iteration run. With l = 0 it is BIHT.
+func aopReference(p *Problem, k, l, maxIter, patience int) (last, best []float64, counts []int) {
 	m, n := p.m, p.n
 	x, r := make([]float64, n), slices.Clone(p.y)
-	var counts []int
 	for it := 1; it <= maxIter; it++ {
 		old := slices.Clone(x)
 		for j := range n {
@@ -192,16 +203,33 @@ func bihtReference(p *Problem, k, maxIter, patience int) ([]float64, []int) {
 		for _, j := range order[k:] {
 			x[j] = 0
 		}
+		ax := make([]float64, m)
+		var violated []int
+		for i := range m {
+			for j := range n {
+				ax[i] += p.phi[i*n+j] * x[j]
+			}
+			if sign(ax[i]) != p.y[i] {
+				violated = append(violated, i)
+			}
+		}
+		slices.SortStableFunc(violated, func(a, b int) int { return cmp.Compare(p.y[a]*ax[a], p.y[b]*ax[b]) })
+		out := make([]bool, m)
+		for _, i := range violated[:min(l, len(violated))] {
+			out[i] = true
+		}
 		bad := 0
 		for i := range m {
-			a := 0.0
-			for j := range n {
-				a += p.phi[i*n+j] * x[j]
+			r[i] = 0
+			if !out[i] {
+				r[i] = p.y[i] - sign(ax[i])
 			}
-			r[i] = p.y[i] - sign(a)
 			if r[i] != 0 {
 				bad++
 			}
+		}
+		if len(counts) == 0 || bad < slices.Min(counts) {
+			best = slices.Clone(x)
 		}
 		counts = append(counts, bad)
 		if bad == 0 || slices.Equal(old, x) {
@@ -212,7 +240,8 @@ func bihtReference(p *Problem, k, maxIter, patience int) ([]float64, []int) {
 		}
 	}
 	normalize(x)
-	return x, counts
+	normalize(best)
+	return x, best, counts
 }
 
 // BenchmarkMulSparse times the gathered product beside the dense kernel at

@@ -135,7 +135,8 @@ type RecoverOptions struct {
 	// |Phi^T (y - sign(Phi x))|_j, the one whose addition makes them
 	// separable with the largest margin (see Center) joins; if none does,
 	// the first joins and the others are tried again. At most 8
-	// coordinates join (or as many as the support had, if fewer).
+	// coordinates join (or as many as the support had, if fewer, but at
+	// least 2).
 	Refit bool
 	// RefitMaxIter caps the major cycles of each margin computation
 	// (Wolfe's algorithm, see Center); > 0 when Refit, Prune, Swap or
@@ -763,7 +764,7 @@ func (s *Solver) mismatches(p *Problem, x []float64) int {
 
 // Candidates of the refit and of a swap (see RecoverOptions); the refit
 // adds at most refitMaxExpand coordinates (or as many as the support had,
-// if fewer): without flipped signs it needed up to 7 here, and with them
+// if fewer, but at least 2): without flipped signs it needed up to 7 here, and with them
 // each addition only fits a few flips at a growing cost.
 const (
 	refitMaxExpand  = 8
