@@ -173,3 +173,23 @@ func TestMeanBudgetCountsMeans(t *testing.T) {
 	_, err = Fit(context.Background(), d, opt)
 	assert.NoError(t, err)
 }
+
+// TestBagMeansOverflowPath checks the halved fallback of bagMeans where the
+// differences from the first value overflow: the bag {Max, -Max, Max, 0}
+// has mean Max/4 (dense, and sparse with the 0 not stored, where the shift
+// is taken back out of the halves as cnt*(s/2)/n). The halves are sums of
+// exact power-of-two fractions of Max and one rounded 3*(Max/8), so the
+// result is within a few ulps.
+func TestBagMeansOverflowPath(t *testing.T) {
+	m := math.MaxFloat64
+	// Bag 0: rows 0-3, one column; bag 1: row 4.
+	dense, err := NewDense([]float64{m, -m, m, 0, 1}, 1, []int{0, 4, 5}, []float64{1, 0})
+	require.NoError(t, err)
+	for _, d := range []*Dataset{dense, convert(t, dense, Sparse)} {
+		md, err := bagMeans(context.Background(), d)
+		require.NoError(t, err)
+		got := naiveMatrix(md)
+		assert.InEpsilon(t, m/4, got[0], 1e-15, "sparse %v", d.IsSparse())
+		assert.Equal(t, 1.0, got[1], "sparse %v", d.IsSparse())
+	}
+}

@@ -186,3 +186,13 @@ func twoConceptData(t *testing.T, bags int, seed uint64) *Dataset {
 	require.NoError(t, err)
 	return d
 }
+
+// An ensemble counts its non-zero mean coefficients of either sign: parts
+// (-1, 0, 2) and (-1, 0, 0) average to (-1, 0, 1), two non-zeros.
+func TestEnsembleNonZeroCountsNegatives(t *testing.T) {
+	e, err := Ensemble(&Model{beta: []float64{-1, 0, 2}}, &Model{beta: []float64{-1, 0, 0}})
+	require.NoError(t, err)
+	beta, _ := e.Coefficients()
+	assert.Equal(t, []float64{-1, 0, 1}, beta)
+	assert.Equal(t, 2, e.Result().NonZero)
+}

@@ -689,3 +689,67 @@ func TestFitIterationsDoNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictAndWitnessTies checks the documented tie rules on a model of
+// exact scores x - 2: a bag scoring exactly 0 is predicted positive (score
+// >= 0), and of two instances tied for the highest score the first is the
+// witness.
+func TestPredictAndWitnessTies(t *testing.T) {
+	m := &Model{beta: []float64{1}, beta0: -2}
+	// Bags {2}, {1}, {3}, {1, 2, 2}: scores 0, -1, 1, 0 (witness 4, not 5).
+	d, err := NewDense([]float64{2, 1, 3, 1, 2, 2}, 1, []int{0, 1, 2, 3, 6}, []float64{1, 0, 1, 0})
+	require.NoError(t, err)
+	labels, err := m.Predict(d)
+	require.NoError(t, err)
+	assert.Equal(t, []float64{1, 0, 1, 1}, labels)
+	wit, err := m.Witnesses(d)
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 1, 2, 4}, wit)
+}
+
+// TestObjectiveStop checks the ObjTol test on scripted iterations with
+// exact dyadic objectives: it needs ObjWindow earlier iterations (a zero
+// objective from the start is no stall before iteration ObjWindow+1), a
+// primal residual within its tolerance, and a change over the window of at
+// most ObjTol*max(1, |objective|) in the Loss scale (so 0.75 ObjTol at an
+// objective of 1/2 stalls, and 2^-40 ObjTol more than the bound does not).
+func TestObjectiveStop(t *testing.T) {
+	const tol = 0x1p-10
+	run := func(scale float64, objs func(k int) float64, primal float64) int {
+		stop := objectiveStop(tol, scale)
+		for k := 1; k <= 3*ObjWindow; k++ {
+			if stop(neadmm.Iteration{K: k, Objective: objs(k), Primal: primal, EpsPrimal: 1}) {
+				return k
+			}
+		}
+		return 0
+	}
+	assert.Nil(t, objectiveStop(0, 1))
+	assert.Equal(t, ObjWindow+1, run(1, func(int) float64 { return 0 }, 1))
+	assert.Equal(t, 0, run(1, func(int) float64 { return 0 }, 1+0x1p-40), "primal residual above its tolerance")
+	// Objective 1/2 + 0.75 tol at iteration 1, 1/2 after: stalls at
+	// ObjWindow+1 (the change 0.75 tol is within tol*max(1, 1/2)). In the
+	// sum scale the objective is 4 times that (scale 1/4).
+	first := func(d float64) func(k int) float64 {
+		return func(k int) float64 {
+			if k == 1 {
+				return 4 * (0.5 + d)
+			}
+			return 4 * 0.5
+		}
+	}
+	assert.Equal(t, ObjWindow+1, run(0.25, first(0.75*tol), 1))
+	assert.Equal(t, ObjWindow+1, run(0.25, first(tol), 1), "a change of exactly the bound")
+	assert.Equal(t, ObjWindow+2, run(0.25, first(tol*(1+0x1p-40)), 1), "a change beyond the bound")
+	// At objective 4 the bound is 4 tol: 3 tol stalls, 5 tol does not.
+	big := func(d float64) func(k int) float64 {
+		return func(k int) float64 {
+			if k == 1 {
+				return 4 + d
+			}
+			return 4
+		}
+	}
+	assert.Equal(t, ObjWindow+1, run(1, big(3*tol), 1))
+	assert.Equal(t, ObjWindow+2, run(1, big(5*tol), 1))
+}

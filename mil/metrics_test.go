@@ -46,6 +46,12 @@ func TestMetricsHandWorked(t *testing.T) {
 	if !near(c.Accuracy(), 0.5, tol) || !near(c.Precision(), 0.5, tol) || !near(c.Recall(), 1.0/3, tol) || !near(c.F1(), 0.4, tol) {
 		t.Errorf("at 0.75: acc %v prec %v rec %v f1 %v", c.Accuracy(), c.Precision(), c.Recall(), c.F1())
 	}
+	// A negative scoring exactly the threshold is predicted positive too
+	// (a false positive, not a true negative): at 0.55, TP 3, FP 2.
+	c, err = ConfusionAt(scores, labels, 0.55)
+	if err != nil || c != (Confusion{TP: 3, FP: 2, TN: 1, FN: 0}) {
+		t.Fatalf("confusion at 0.55 %+v, %v", c, err)
+	}
 	roc, err := ROC(scores, labels)
 	want := []ROCPoint{{0, 0, math.Inf(1)}, {0, 1. / 3, .9}, {1. / 3, 1. / 3, .8}, {1. / 3, 2. / 3, .7}, {1. / 3, 1, .6}, {2. / 3, 1, .55}, {1, 1, .5}}
 	if err != nil || len(roc) != len(want) {

@@ -116,3 +116,18 @@ func TestFitPoolings(t *testing.T) {
 		assert.Greater(t, met.AUC, 0.75, pool.String())
 	}
 }
+
+// TestPoolValueTiesAtKth pins poolValue's documented sum: the values above
+// the k-th largest v, plus v times the rest, so that ties at v are not
+// summed one by one. On x = (1, v, v, v), k = 2, v = 3*2^-55, the mean of
+// the top two is 0.5 + 3*2^-56, which rounds to 0.5 (half an ulp of 0.5 is
+// 2^-54); the documented sum gets it: 1 + v rounds to 1 (v is below half
+// an ulp of 1, 2^-53), halved exactly. Summing the three ties and then
+// subtracting 2v leaves 1 - 1.5*2^-53, which rounds to 1 - 2^-52, not 1.
+func TestPoolValueTiesAtKth(t *testing.T) {
+	v := 0x3p-55
+	for _, x := range [][]float64{{1, v, v, v}, {v, v, 1, v}} {
+		assert.Equal(t, 0.5, poolValue(x, 2, make([]float64, 4)), "%v, sorted", x)
+		assert.Equal(t, 0.5, poolValue(x, 2, nil), "%v, bisection", x)
+	}
+}

@@ -133,6 +133,9 @@ func TestSplitsErrors(t *testing.T) {
 		{KFold(5, 0, 0), labels, "Repeats = 0"},
 		{Protocol{TestFraction: 0.05, Repeats: 1}, labels, "leaves class 1 (5 bags) without a training or test bag"},
 		{Protocol{TestFraction: 1, Repeats: 1}, labels, "without a training or test bag"},
+		// round(0.95 x 5) = 5 test bags: none left to train on (rounded as
+		// the split rounds, not truncated to 4).
+		{Protocol{TestFraction: 0.95, Repeats: 1}, labels, "leaves class 1 (5 bags) without a training or test bag"},
 		{Protocol{TestFraction: math.NaN(), Repeats: 1}, labels, "without a training or test bag"},
 		// The caps, checked before anything is allocated (Repeats x Folds
 		// overflows an int at 1<<62 x 4).
@@ -145,6 +148,21 @@ func TestSplitsErrors(t *testing.T) {
 			t.Errorf("%+v: got %v, want an error containing %q", c.p, err, c.msg)
 		}
 	}
+	// round(0.15 x 5) = 1 and round(0.15 x 20) = 3 test bags: valid,
+	// though 0.75 truncates to none.
+	s, err := Protocol{TestFraction: 0.15, Repeats: 1}.Splits(labels)
+	require.NoError(t, err)
+	require.Len(t, s, 1)
+	pos := 0
+	for _, b := range s[0].Test {
+		pos += int(labels[b])
+	}
+	assert.Equal(t, 1, pos)
+	assert.Len(t, s[0].Test, 4)
+	// Exactly MaxSplits splits is within the cap (more than it is not).
+	s, err = KFold(2, MaxSplits/2, 0).Splits([]float64{0, 1, 1, 0})
+	require.NoError(t, err)
+	assert.Len(t, s, MaxSplits)
 }
 
 // plantedDataset has bags whose label is 1 when some instance has

@@ -379,3 +379,44 @@ func TestScalerContext(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Less(t, time.Since(start), time.Second)
 }
+
+// A column whose largest magnitude is negative is scaled by that
+// magnitude, not by its largest value: {-2^1000, 1, -1} has mean
+// -2^1000/3 and population standard deviation 2^1000*sqrt(2)/3
+// (deviations -2/3 and twice 1/3 of 2^1000, up to the 1s), whose squares
+// overflow unless the column is scaled by 2^-1001. Its largest magnitude,
+// which decides whether Fit may fold the scaling into the products, is
+// 2^1000, beyond 2^foldMaxExp: Fit copies, as for {2^1000, 1, -1}.
+func TestScalerNegativeDominatedColumn(t *testing.T) {
+	big := math.Ldexp(1, 1000)
+	for _, sign := range []float64{1, -1} {
+		x := []float64{-big * sign, 0.5, 1, 0.25, -1, 2} // column 0: -big*sign, 1, -1
+		d, err := NewDense(x, 2, []int{0, 2, 3}, []float64{1, 0})
+		require.NoError(t, err)
+		for _, dd := range []*Dataset{d, convert(t, d, Sparse)} {
+			s := fitScaler(t, dd)
+			if !dd.IsSparse() {
+				assert.InEpsilon(t, -sign*big/3, s.Mean[0], 1e-15, "sign %v", sign)
+			}
+			// A few roundings of a sum of three terms and a square root.
+			assert.InEpsilon(t, big*math.Sqrt2/3, s.Scale[0], 1e-15, "sign %v sparse %v", sign, dd.IsSparse())
+			st, err := fitColumns(context.Background(), dd)
+			require.NoError(t, err)
+			assert.Equal(t, big, st.amax[0], "sign %v sparse %v", sign, dd.IsSparse())
+			assert.False(t, foldable(st, !dd.IsSparse()), "sign %v sparse %v", sign, dd.IsSparse())
+		}
+	}
+}
+
+// Apply's overflow error names the instance and feature of the value, on
+// sparse storage too, where the row is found from the entry's position:
+// here the first entry of row 1 (rowptr [0 1 3]).
+func TestScalerApplyOverflowNamesEntry(t *testing.T) {
+	s := &Scaler{Mean: []float64{0, 0}, Scale: []float64{1e-10, 1}}
+	d, err := NewSparse([]int{0, 1, 3}, []int32{1, 0, 1}, []float64{1, 1e300, 2}, 2, []int{0, 1, 2}, []float64{0, 1})
+	require.NoError(t, err)
+	_, err = s.Apply(context.Background(), d)
+	requireBadInput(t, err, false, "instance 1 feature 0 scaled by 1e-10 overflows")
+	_, err = s.Apply(context.Background(), convert(t, d, Dense))
+	requireBadInput(t, err, false, "instance 1 feature 0 scaled by 1e-10 overflows")
+}
