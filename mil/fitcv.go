@@ -171,8 +171,8 @@ type Search struct {
 	EnsembleSE float64
 	// WarmRho is the initial penalty of the warm-started fits along a
 	// lambda path, as a fraction of the penalty the previous fit ended
-	// with (0: start from Base.Rho as a cold fit does). It must be in
-	// [0, 1].
+	// with (0: start from Base.Rho as a cold fit does), and never below
+	// Base.Rho. It must be in [0, 1].
 	WarmRho float64
 	// FeatureMaxSE > 0 holds FeatureMaxPooling settings to a stricter
 	// test than the others: they take no part in the choice of the best

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/bits"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -783,4 +784,235 @@ func TestPairedSE(t *testing.T) {
 	assert.InDelta(t, 0.1/math.Sqrt(3), pairedSE(a, b), 1e-15)
 	assert.InDelta(t, pairedSE(a, b), pairedSE(b, a), 1e-15)
 	assert.Zero(t, pairedSE(a[:1], b[:1]))
+}
+
+// TestSearchValidateBoundaries: Search.Validate at the documented
+// boundaries, each accepted value against the nearest refused one: Folds
+// >= 2, Repeats up to MaxSplits, WarmRho in [0, 1], CVRhoGrowth 0 or >= 1,
+// EnsembleMargin, FeatureMaxSE and the lambdas >= 0.
+func TestSearchValidateBoundaries(t *testing.T) {
+	const eps = 0x1p-52
+	for _, c := range []struct {
+		name string
+		mod  func(*Search)
+		ok   bool
+	}{
+		{"Folds 2", func(s *Search) { s.Folds = 2 }, true},
+		{"Folds 1", func(s *Search) { s.Folds = 1 }, false},
+		{"Repeats MaxSplits", func(s *Search) { s.Repeats = MaxSplits }, true},
+		{"Repeats MaxSplits+1", func(s *Search) { s.Repeats = MaxSplits + 1 }, false},
+		{"WarmRho 0", func(s *Search) { s.WarmRho = 0 }, true},
+		{"WarmRho 1", func(s *Search) { s.WarmRho = 1 }, true},
+		{"WarmRho 1+eps", func(s *Search) { s.WarmRho = 1 + eps }, false},
+		{"WarmRho -0.1", func(s *Search) { s.WarmRho = -0.1 }, false},
+		{"CVRhoGrowth 1", func(s *Search) { s.CVRhoGrowth = 1 }, true},
+		{"CVRhoGrowth 1-eps", func(s *Search) { s.CVRhoGrowth = 1 - eps/2 }, false},
+		{"EnsembleMargin 0", func(s *Search) { s.EnsembleMargin = 0 }, true},
+		{"FeatureMaxSE 0", func(s *Search) { s.FeatureMaxSE = 0 }, true},
+		{"FeatureMaxSE -0.1", func(s *Search) { s.FeatureMaxSE = -0.1 }, false},
+		{"FeatureMaxSE Inf", func(s *Search) { s.FeatureMaxSE = math.Inf(1) }, false},
+		{"lambda 0", func(s *Search) { s.Lambdas = []float64{0.1, 0} }, true},
+		{"lambda -1e-300", func(s *Search) { s.Lambdas = []float64{-1e-300} }, false},
+	} {
+		s := DefaultSearch()
+		c.mod(&s)
+		err := s.Validate()
+		if c.ok {
+			assert.NoError(t, err, c.name)
+		} else {
+			assert.ErrorIs(t, err, ErrBadInput, c.name)
+		}
+	}
+}
+
+// TestEnsembleCandidatesCap: 20 settings have sum_{k=2..6} C(20, k) =
+// 190 + 1140 + 4845 + 15504 + 38760 = 60439 ensembles of 2 to 6, within
+// MaxEnsembleCandidates, and 60439 + C(20, 7) = 60439 + 77520 = 137959 of
+// 2 to 7, above it: the count goes on past half the cap, and Validate
+// accepts size 6 and refuses size 7. (No grid has exactly the cap: C(n, 2)
+// alone passes it from n = 448, and no n below gives a partial sum of
+// exactly 100000.)
+func TestEnsembleCandidatesCap(t *testing.T) {
+	assert.Equal(t, 60439.0, ensembleCandidates(20, 6))
+	assert.Greater(t, ensembleCandidates(20, 7), float64(MaxEnsembleCandidates))
+	s := DefaultSearch()
+	s.Lambdas = make([]float64, 20)
+	for i := range s.Lambdas {
+		s.Lambdas[i] = math.Ldexp(1, -i)
+	}
+	s.Poolings = []Pooling{MaxPooling()}
+	s.Scalings = []Scaling{ScaleAuto}
+	s.EnsembleSize = 6
+	require.NoError(t, s.Validate())
+	s.EnsembleSize = 7
+	err := s.Validate()
+	require.ErrorIs(t, err, ErrBadInput)
+	assert.Contains(t, err.Error(), "the grid's 20 settings are 1.38e+05 candidates")
+}
+
+// TestFitCVErrorSelectionFolds: the Selection returned with an error
+// before any fit counts the test folds as a completed one does, Folds x
+// Repeats (2 x 3), and no fits.
+func TestFitCVErrorSelectionFolds(t *testing.T) {
+	one, err := NewDense([]float64{1, 2, 3, 4}, 1, []int{0, 1, 2, 3, 4}, []float64{1, 1, 1, 1})
+	require.NoError(t, err)
+	s := DefaultSearch()
+	s.Folds, s.Repeats = 2, 3
+	_, sel, err := FitCV(context.Background(), one, s)
+	require.ErrorIs(t, err, ErrOneClass)
+	assert.Equal(t, 6, sel.Folds)
+	assert.Zero(t, sel.Fits)
+}
+
+// TestFitCVPathAgainstFit: with Cold every CV fit is Fit on the training
+// fold with the setting's lambda, pooling and scaling and CVRhoGrowth as
+// its RhoGrowth, from beta = 0 and Base.Rho whatever WarmRho says: the same
+// iterations and test-fold AUC, for each pooling and scaling (the setups
+// are shared per fold, scaling and kind of pooling). Without Cold a repeated lambda starts from the
+// previous fit's solution and takes fewer iterations than Fit from
+// scratch. Selection.Fits counts the fits: 2 scalings x 2 poolings x 3
+// folds x 2 lambdas.
+func TestFitCVPathAgainstFit(t *testing.T) {
+	ctx := context.Background()
+	d, _, err := Synthetic(SynthConfig{Bags: 60, Features: 5, MinInstances: 2, MaxInstances: 4, Relevant: 2, Margin: 1, Seed: 17})
+	require.NoError(t, err)
+	s := smallSearch()
+	s.Lambdas = []float64{0.01, 0.01}
+	s.Poolings = []Pooling{MaxPooling(), MeanPooling()}
+	s.Scalings = []Scaling{ScaleAuto, ScaleNone}
+	s.ScreenFolds = 0
+	s.WarmRho = 0.5
+	s.CVRhoGrowth = 1.5 // Base's is another
+	require.NotEqual(t, s.CVRhoGrowth, s.Base.withDefaults().RhoGrowth)
+
+	splits, err := (Protocol{Folds: s.Folds, Repeats: 1, Seed: s.Seed}).Splits(d.Labels())
+	require.NoError(t, err)
+	fit := func(f, sc, pl int) (iters int, auc float64) {
+		train, err := d.Subset(splits[f].Train)
+		require.NoError(t, err)
+		test, err := d.Subset(splits[f].Test)
+		require.NoError(t, err)
+		o := s.Base
+		o.Lambda, o.Pooling, o.Scaling, o.RhoGrowth = 0.01, s.Poolings[pl], s.Scalings[sc], s.CVRhoGrowth
+		m, err := Fit(ctx, train, o)
+		require.NoError(t, err)
+		q, err := m.BagScores(test)
+		require.NoError(t, err)
+		a, err := AUC(q, test.Labels())
+		require.NoError(t, err)
+		return m.Result().Iterations, a
+	}
+	for _, cold := range []bool{true, false} {
+		s.Cold = cold
+		cv := testCVRun(t, d, s)
+		require.NoError(t, cv.run(ctx))
+		assert.Equal(t, 24, cv.fits)
+		for pair := range 4 {
+			sc, pl := pair/2, pair%2 // pair = scaling x len(Poolings) + pooling
+			for f := range cv.nf {
+				iters, auc := fit(f, sc, pl)
+				if cold {
+					for l := range 2 {
+						assert.Equal(t, iters, cv.iters[pair][f][l], "scaling %d pooling %d fold %d lambda %d", sc, pl, f, l)
+						assert.InDelta(t, auc, cv.auc[pair][f][l], 1e-12)
+					}
+				} else {
+					assert.Equal(t, iters, cv.iters[pair][f][0], "the first lambda starts cold")
+					assert.Less(t, cv.iters[pair][f][1], iters, "warm start on the same lambda")
+				}
+			}
+		}
+	}
+	// The warm fits' initial penalty is never below Base.Rho: a fraction
+	// too small to matter starts each lambda at Base.Rho, as WarmRho = 0.
+	var iters [2][][][]int
+	for i, w := range []float64{0, 1e-300} {
+		s.WarmRho = w
+		cv := testCVRun(t, d, s)
+		require.NoError(t, cv.run(ctx))
+		iters[i] = cv.iters
+	}
+	assert.Equal(t, iters[0], iters[1])
+}
+
+// TestDevianceEmptyClass: Balanced weighs a class by 1/(2 B_c), undefined
+// (NaN) when either class is missing from the bags; Uniform is the plain
+// mean, log(1 + e^{-(2y-1) q}) = log(1 + e^{0.5}) for y = 0, q = 0.5.
+func TestDevianceEmptyClass(t *testing.T) {
+	for _, y := range []float64{0, 1} {
+		assert.True(t, math.IsNaN(deviance([]float64{0.5, -1}, []float64{y, y}, Balanced)), "only class %v", y)
+	}
+	assert.InDelta(t, math.Log1p(math.Exp(0.5)), deviance([]float64{0.5}, []float64{0}, Uniform), 1e-15)
+}
+
+// TestFitCVFoldsNeedClassBags: a class of Folds - 1 bags is too small for
+// Folds folds, named with the counts.
+func TestFitCVFoldsNeedClassBags(t *testing.T) {
+	d, err := NewDense([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 1, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
+		[]float64{1, 1, 1, 1, 0, 0, 0, 0, 0, 0})
+	require.NoError(t, err)
+	s := DefaultSearch()
+	s.Folds = 5
+	_, _, err = FitCV(context.Background(), d, s)
+	require.ErrorIs(t, err, ErrBadInput)
+	assert.Contains(t, err.Error(), "5 folds need at least 5 bags of each class; the data has 4 positive and 6 negative bags")
+}
+
+// TestMeanStdAUCByHand: the mean and sample std of the non-NaN values:
+// (0.5, 0.7) have mean 0.6 and std sqrt((0.01 + 0.01)/1) = sqrt(0.02), a
+// NaN among them changes nothing, no value gives a NaN mean; pairedSE
+// over two folds with differences (0.1, 0.3) is sqrt(0.02)/sqrt(2) = 0.1.
+func TestMeanStdAUCByHand(t *testing.T) {
+	for _, x := range [][]float64{{0.5, 0.7}, {0.5, math.NaN(), 0.7}} {
+		m, sd, n := meanStdAUC(x)
+		assert.InDelta(t, 0.6, m, 1e-15)
+		assert.InDelta(t, math.Sqrt(0.02), sd, 1e-15)
+		assert.Equal(t, 2, n)
+	}
+	m, sd, n := meanStdAUC([]float64{math.NaN()})
+	assert.True(t, math.IsNaN(m))
+	assert.Zero(t, sd)
+	assert.Zero(t, n)
+	assert.InDelta(t, 0.1, pairedSE([]float64{0.9, 0.8}, []float64{0.8, 0.5}), 1e-15)
+}
+
+// TestBestEnsembleTies: of two ensembles with the same score the earlier
+// in lexicographic order of the members wins. Settings 0 and 1 score the
+// four test bags (labels 0, 0, 1, 1) alike, (0, 2, 1, 3), AUC 3/4, and
+// setting 2 as (2, 0, 3, 1), AUC 3/4; {0, 2} and {1, 2} average to (1, 1,
+// 2, 2), AUC 1, and {0, 1} keeps AUC 3/4. A cancelled ctx is returned
+// wrapped as FitCV's.
+func TestBestEnsembleTies(t *testing.T) {
+	test, err := NewDense([]float64{0, 0, 0, 0}, 1, []int{0, 1, 2, 3, 4}, []float64{0, 0, 1, 1})
+	require.NoError(t, err)
+	s := smallSearch()
+	cv := &cvRun{s: s, nf: 1, lams: []float64{3, 2, 1}, tests: []*Dataset{test},
+		scores: [][][][]float64{{{{0, 2, 1, 3}, {0, 2, 1, 3}, {2, 0, 3, 1}}}}}
+	settings := make([]Setting, 3)
+	for i := range settings {
+		settings[i] = Setting{Lambda: cv.lams[i], Pooling: MaxPooling(), AUC: 0.75, FoldAUC: []float64{0.75}}
+	}
+	e, err := cv.bestEnsemble(context.Background(), settings, 2)
+	require.NoError(t, err)
+	require.NotNil(t, e)
+	assert.Equal(t, []int{0, 2}, e.Members)
+	assert.Equal(t, 1.0, e.AUC)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = cv.bestEnsemble(ctx, settings, 2)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, "mil: FitCV: context canceled", err.Error())
+}
+
+// TestWorkers: the option when > 0, else GOMAXPROCS, never more than the
+// tasks and at least 1.
+func TestWorkers(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	assert.Equal(t, procs, workers(0, procs+5))
+	assert.Equal(t, procs, workers(-1, procs+5))
+	assert.Equal(t, 3, workers(3, 10))
+	assert.Equal(t, 2, workers(3, 2))
+	assert.Equal(t, 1, workers(3, 0))
+	assert.Equal(t, 1, workers(0, 0))
 }

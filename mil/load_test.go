@@ -627,3 +627,135 @@ func manyFeatures(k int) string {
 	}
 	return b.String()
 }
+
+// TestLoaderMessagesNameFirstLines: the messages name the first line of
+// each thing they refer to, not the latest: the first 0 and the first -1
+// label of a file mixing conventions, a bag's first instance when a later
+// one disagrees, and the first line (after blank lines) that set the field
+// count.
+func TestLoaderMessagesNameFirstLines(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		line int
+		msg  string
+	}{
+		{"a,b,0,1\nc,d,0,1\ne,f,-1,1\n", 3, "labels mix conventions: 0 on line 1, -1 on line 3"},
+		{"a,b,-1,1\nc,d,-1,1\ne,f,0,1\n", 3, "labels mix conventions: 0 on line 3, -1 on line 1"},
+		{"a,b,1,1\nc,b,1,1\nd,e,1,1\nf,e,0,1\n", 4, `bag "e" has label 0 here but 1 on line 3`},
+		{"\na,b,1,1,2\nc,b,1,3\n", 3, "4 fields, want 5 (3 + 2 features, as on line 2)"},
+	} {
+		_, err := ReadCSV(strings.NewReader(c.in), nil)
+		var pe *ParseError
+		require.ErrorAs(t, err, &pe, c.in)
+		assert.Equal(t, c.line, pe.Line, c.in)
+		assert.Contains(t, pe.Msg, c.msg)
+		requireBadInput(t, err, false, c.msg)
+	}
+}
+
+// TestLoaderLongLineCRLF: a line of exactly MaxLineBytes ended by "\r\n"
+// is read when the cap is above the scanner's initial 64 KiB buffer (the
+// buffer must grow to the line and its two end bytes); one byte more is
+// refused as too large, on its line.
+func TestLoaderLongLineCRLF(t *testing.T) {
+	const maxLine = 1 << 17
+	prefix := "a,b,1,1."
+	line := prefix + strings.Repeat("0", maxLine-len(prefix)) // the value 1
+	require.Len(t, line, maxLine)
+	d, err := ReadCSV(strings.NewReader(line+"\r\nc,b,1,2\r\n"), &LoadOptions{MaxLineBytes: maxLine})
+	require.NoError(t, err)
+	require.Equal(t, 2, d.NumInstances())
+	row := make([]float64, 1)
+	require.NoError(t, d.Row(row, 0))
+	assert.Equal(t, []float64{1}, row)
+
+	_, err = ReadCSV(strings.NewReader("c,b,1,2\r\n"+line+"0\r\n"), &LoadOptions{MaxLineBytes: maxLine})
+	requireBadInput(t, err, true, "line 2: line longer than the cap of 131072 bytes")
+	require.ErrorIs(t, err, bufio.ErrTooLong)
+}
+
+// TestLoaderStorageBoundaries: MaxDenseCells caps rows x cols inclusively
+// (6 cells of 3 x 2 are stored dense, 4 x 2 are refused), and Auto stores
+// dense at a density exactly SparseDensity (sparse only below it).
+func TestLoaderStorageBoundaries(t *testing.T) {
+	rows := "a,x,1,1,2\nb,x,1,3,4\nc,y,0,5,6\n"
+	d, err := ReadCSV(strings.NewReader(rows), &LoadOptions{Storage: Dense, MaxDenseCells: 6})
+	require.NoError(t, err)
+	assert.False(t, d.IsSparse())
+	_, err = ReadCSV(strings.NewReader(rows+"d,y,0,7,8\n"), &LoadOptions{Storage: Dense, MaxDenseCells: 6})
+	requireBadInput(t, err, true, "dense storage of 4 x 2 values exceeds the cap of 6")
+
+	// 2 x 2 values: 2 non-zeros are density 1/2, 1 non-zero 1/4.
+	d, err = ReadCSV(strings.NewReader("a,x,1,1,0\nb,y,0,0,2\n"), &LoadOptions{SparseDensity: 0.5})
+	require.NoError(t, err)
+	assert.False(t, d.IsSparse(), "density 1/2 at SparseDensity 1/2")
+	d, err = ReadCSV(strings.NewReader("a,x,1,1,0\nb,y,0,0,0\n"), &LoadOptions{SparseDensity: 0.5})
+	require.NoError(t, err)
+	assert.True(t, d.IsSparse(), "density 1/4 below SparseDensity 1/2")
+}
+
+// TestBuilderDenseAccumulationCap: the Builder accumulates rows dense
+// while rows x cols stays within its cap (2 rows of 3 under a cap of 6),
+// and switches to sparse at the row that would pass it.
+func TestBuilderDenseAccumulationCap(t *testing.T) {
+	b := NewBuilder(3)
+	b.denseCap = 6
+	for i, wantSparse := range []bool{false, false, true} {
+		require.NoError(t, b.AddDense("x", "i", 1, []float64{1, 0, 2}))
+		assert.Equal(t, wantSparse, b.sparse, "after row %d", i+1)
+	}
+}
+
+// TestBuilderIndexChecks: a dense row after a sparse one with index 2
+// needs at least 3 features (2 is refused, the Builder unchanged), and a
+// repeated index is not increasing.
+func TestBuilderIndexChecks(t *testing.T) {
+	b := NewBuilder(0)
+	require.NoError(t, b.AddSparse("x", "i1", 1, []int{2}, []float64{5}))
+	requireBadInput(t, b.AddDense("x", "i2", 1, []float64{1, 2}), false, "AddDense: 2 features, but index 2 was added")
+	require.NoError(t, b.AddDense("x", "i2", 1, []float64{1, 2, 3}))
+	d, err := b.Build(nil)
+	require.NoError(t, err)
+	assert.Equal(t, 3, d.NumFeatures())
+	assert.Equal(t, 2, d.NumInstances())
+
+	b = NewBuilder(0)
+	requireBadInput(t, b.AddSparse("x", "i1", 1, []int{1, 1}, []float64{1, 2}), false, "AddSparse: index 1 not greater than previous index 1")
+}
+
+// TestNewSparseFeatureCap: numFeatures = DefaultMaxFeatures is allowed,
+// one more is too large.
+func TestNewSparseFeatureCap(t *testing.T) {
+	d, err := NewSparse([]int{0, 1}, []int32{DefaultMaxFeatures - 1}, []float64{1}, DefaultMaxFeatures, []int{0, 1}, []float64{1})
+	require.NoError(t, err)
+	assert.Equal(t, DefaultMaxFeatures, d.NumFeatures())
+	_, err = NewSparse([]int{0, 1}, []int32{0}, []float64{1}, DefaultMaxFeatures+1, []int{0, 1}, []float64{1})
+	requireBadInput(t, err, true, "exceeds DefaultMaxFeatures")
+}
+
+// TestReadSparseTabsAndCommaComment: tokens may be separated by tabs, and
+// Read tells a sparse file by its leading '#' even when that comment holds
+// a comma; LoadFile picks the reader by extension in any case, even for
+// content that Read would take for CSV (a comma in an instance id).
+func TestReadSparseTabsAndCommaComment(t *testing.T) {
+	want := []string{"b/i/2 0 4/1"}
+	d, err := ReadSparse(strings.NewReader("i:b:1\t1:2\t\t3:4\n"), nil)
+	require.NoError(t, err)
+	assert.Equal(t, want, dump(d))
+	d, err = Read(strings.NewReader("# made by hand, for a test\ni:b:1 1:2 3:4\n"), nil)
+	require.NoError(t, err)
+	assert.Equal(t, want, dump(d))
+
+	dir := t.TempDir()
+	for _, name := range []string{"a.libsvm", "a.SVM", "a.Sparse"} {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte("i,1:b:1 1:2 3:4\n"), 0o644))
+		d, err := LoadFile(p, nil)
+		require.NoError(t, err, name)
+		assert.Equal(t, []string{"b/i,1/2 0 4/1"}, dump(d), name)
+	}
+	p := filepath.Join(dir, "a.CSV")
+	require.NoError(t, os.WriteFile(p, []byte("i:b:1 1:2\n"), 0o644))
+	_, err = LoadFile(p, nil)
+	requireBadInput(t, err, false, "a.CSV: line 1: 1 fields")
+}
