@@ -441,21 +441,16 @@ func TestRhoPolicies(t *testing.T) {
 	assert.Positive(t, changes, "balancing never changed rho from 1e-3")
 }
 
-// follower is a 1 x 1 x 1 problem whose primal residual is 0 and whose
-// dual residual is not (x1 counts up, x2 follows it): RhoBalance lowers
-// rho every iteration. It records the rho each UpdateX1 gets.
-type follower struct{ rhos []float64 }
-
-func (p *follower) Dims() (int, int, int) { return 1, 1, 1 }
-func (p *follower) UpdateX1(x1, _, _ []float64, rho float64) error {
-	p.rhos = append(p.rhos, rho)
-	x1[0]++
-	return nil
+// countUp returns a scripted problem of n iterations whose primal
+// residual is 0 and whose dual residual is not (x1 counts up, x2 = -x1
+// follows it): RhoBalance lowers rho every iteration.
+func countUp(n int) *scripted {
+	p := &scripted{a: make([]float64, n), b: make([]float64, n)}
+	for k := range n {
+		p.a[k], p.b[k] = float64(k+1), -float64(k+1)
+	}
+	return p
 }
-func (p *follower) UpdateX2(x2, x1, _ []float64, _ float64) error { x2[0] = x1[0]; return nil }
-func (p *follower) Constraint1(dst, x1 []float64)                 { dst[0] = x1[0] }
-func (p *follower) Constraint2(dst, x2 []float64)                 { dst[0] = -x2[0] }
-func (p *follower) Constraint1JacT(dst, _, v []float64)           { dst[0] = v[0] }
 
 // TestRhoBalanceFloor: balancing lowers rho down to RhoMin and never below
 // MinRho, even from the smallest Rho Validate accepts (whose default
@@ -469,7 +464,7 @@ func TestRhoBalanceFloor(t *testing.T) {
 		require.ErrorIs(t, err, neadmm.ErrBadInput, "RhoMin %g", bad)
 	}
 	for _, rho := range []float64{1, neadmm.MinRho} {
-		p := &follower{}
+		p := countUp(30)
 		var sv neadmm.Solver
 		_, err := sv.Solve(context.Background(), p, []float64{0}, []float64{0}, []float64{0},
 			neadmm.Options{Rho: rho, Policy: neadmm.RhoBalance, MaxIter: 30})
