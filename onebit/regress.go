@@ -193,7 +193,9 @@ const regressExtend = 8
 
 // fitDescription returns the description length (see description) of
 // the signs by the least-squares fit on the first k columns chosen, whose
-// fitted values are y minus the current residual.
+// fitted values are y minus the current residual: +Inf for k = 0, or for
+// a fit that violates half of the signs or more (it tells them no better
+// than a coin; any longer prefix with a finite description is preferred).
 func (s *Solver) fitDescription(p *Problem, k int) float64 {
 	v := 0
 	for i, yi := range p.y {

@@ -460,7 +460,8 @@ func (s *Solver) grow(js []int, wOff float64) {
 }
 
 // shrink drops the working-set slots where x is zero when they are most
-// of the set (after a stage whose support shrank, as reweighting does):
+// of the set, outnumbering the nz others by more than wsBatch (k > 2 nz +
+// wsBatch; after a stage whose support shrank, as reweighting does):
 // every compact product with A^T pays for every slot. w is renormalized;
 // the stationarity checks bring back any coordinate that is needed.
 func (s *Solver) shrink() {
