@@ -62,12 +62,14 @@ type RecoverOptions struct {
 	// and LambdaGrowth when the signs look clean (the test of
 	// CleanEpsRel), CleanReweightRel, if > 0, is then the reweighting
 	// rounds' InnerRel, and CleanWarm starts that continuation from the
-	// sign regression's fit (its support the first working set) instead
-	// of the back-projection. With clean signs the regression's fit is
-	// already near the signal, so the first stages, which only move the
-	// estimate towards it, can go; started from the fit at lambda 100,
-	// the continuation ended worse than from the back-projection (the
-	// weak L1 term lets the fit's wrong coordinates settle in). The
+	// sign regression's fit (its support the first working set, with
+	// WorkingSet, completed to the 16 coordinates Options.WorkingSet
+	// starts from when it is smaller) instead of the back-projection.
+	// With clean signs the regression's fit is already near the signal,
+	// so the first stages, which only move the estimate towards it, can
+	// go; started from the fit at lambda 100, the continuation ended
+	// worse than from the back-projection (the weak L1 term lets the
+	// fit's wrong coordinates settle in). The
 	// support search after the stages settles the support either way.
 	// CleanLambdaStart is 0 or finite with 0 < it <= LambdaMax;
 	// CleanLambdaGrowth 0 or finite and > 1; CleanReweightRel finite and
@@ -114,7 +116,8 @@ type RecoverOptions struct {
 	// lambda is large enough to fit them (from 8 to 46 non-zeros in one
 	// stage with 3% of the signs flipped), while without flips it grows by
 	// at most 1.3x per stage (x3 lambda; see the package documentation).
-	// 0 (never) or finite and > 1.
+	// It acts on a working set only (WorkingSet): on the full Phi no
+	// stage is stopped. 0 (never) or finite and > 1.
 	SupportGrowth float64
 	// Cap, if > 0, caps the loss of each measurement: the stages use
 	// min(min(y_i (Phi x)_i, 0)^2, tau^2), and the final steps leave out
@@ -546,11 +549,12 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 		guardK = s.rw.ricK
 	}
 	// The regression's description length, if it is a candidate: k = 0
-	// (no column explains the signs) or a fit violating most signs is
-	// none (flipping all signs is cheap to describe). regDesc counts the
-	// violations (the polish's skip, regressWins, bounds with it: the
-	// probit code is never longer), regCode codes them by signCode, whose
-	// fitted flip rate regFlip decides which one the final choice uses.
+	// (no column explains the signs) or a fit violating half the signs or
+	// more is none (flipping all signs is cheap to describe). regDesc
+	// counts the violations (the polish's skip, regressWins, bounds with
+	// it: the probit code is never longer), regCode codes them by
+	// signCode, whose fitted flip rate regFlip decides which one the
+	// final choice uses.
 	regDesc, regCode, regFlip := math.Inf(1), math.Inf(1), 0.0
 	if opt.Regress && regK > 0 && 2*regV < p.m {
 		regDesc = description(p.n, p.m, regK, regV)
@@ -1156,10 +1160,10 @@ func (s *Solver) prune(p *Problem, res *RecoverResult) {
 
 // smallest returns the positions in sup of its searchPositions
 // coordinates of smallest magnitude (all of them for short supports), in
-// increasing order of magnitude: the ones that prune and swap try. A
-// large coordinate carries much of the direction; removing it leaves the
-// signs inseparable, and proving that costs a margin computation that
-// runs to its cap.
+// increasing order of magnitude (equal ones in support order): the ones
+// that prune and swap try. A large coordinate carries much of the
+// direction; removing it leaves the signs inseparable, and proving that
+// costs a margin computation that runs to its cap.
 func (s *Solver) smallest(sup []int) []int {
 	pos := s.pos[:0]
 	for t := range sup { // insertion sort: supports are short here
