@@ -508,13 +508,7 @@ func TestM3RegressCap(t *testing.T) {
 		}
 	}
 	require.Less(t, description(n, m, 6, 0), description(n, m, 5, 3), "without the cap, 6 columns would be the shortest")
-	p, err := NewProblem(phi, m, n, y)
-	require.NoError(t, err)
-	var s Solver
-	s.resize(p)
-	x := make([]float64, n)
-	k, v, ok := s.regress(t.Context(), p, x)
-	require.True(t, ok)
+	s, _, k, v := regressOn(t, phi, m, n, y)
 	require.Equal(t, 5, k)
 	require.Equal(t, 3, v)
 	require.Equal(t, []int{0, 1, 2, 3, 4}, s.rw.sel)
@@ -553,13 +547,7 @@ func TestM3RegressExtendWindow(t *testing.T) {
 			phi[i*n+i-15] = 1
 		}
 	}
-	p, err := NewProblem(phi, m, n, y)
-	require.NoError(t, err)
-	var s Solver
-	s.resize(p)
-	x := make([]float64, n)
-	k, v, ok := s.regress(t.Context(), p, x)
-	require.True(t, ok)
+	s, x, k, v := regressOn(t, phi, m, n, y)
 	require.Equal(t, 1, k)
 	require.Zero(t, v)
 	require.Equal(t, []int{0}, s.rw.sel)
@@ -855,13 +843,7 @@ func TestM3RegressHalfViolated(t *testing.T) {
 	}
 	phi[6*n+1] = -1
 	require.Less(t, description(n, m, 1, 6), description(n, m, 2, 5))
-	p, err := NewProblem(phi, m, n, y)
-	require.NoError(t, err)
-	var s Solver
-	s.resize(p)
-	x := make([]float64, n)
-	k, v, ok := s.regress(t.Context(), p, x)
-	require.True(t, ok)
+	s, _, k, v := regressOn(t, phi, m, n, y)
 	require.Equal(t, 2, k)
 	require.Equal(t, 5, v)
 	require.Equal(t, []int{0, 1}, s.rw.sel)

@@ -1061,6 +1061,22 @@ func TestSignCodeGrid(t *testing.T) {
 	}
 }
 
+// regressOn runs the sign regression on an m x n problem from a fresh
+// Solver and requires it to return a fit; it returns the solver (for its
+// selection and counters), the fit x, its support size k and its
+// violations v.
+func regressOn(t *testing.T, phi []float64, m, n int, y []float64) (s *Solver, x []float64, k, v int) {
+	t.Helper()
+	p, err := NewProblem(phi, m, n, y)
+	require.NoError(t, err)
+	s = new(Solver)
+	s.resize(p)
+	x = make([]float64, n)
+	k, v, ok := s.regress(t.Context(), p, x)
+	require.True(t, ok)
+	return s, x, k, v
+}
+
 // TestRegressOrder checks the sign regression's greedy order and its RIC
 // stop by hand on 8 signs y = (1, 1, 1, 1, 1, 1, 1, -1) and 2 columns,
 // a0 = (1, 1, 1, 1, 1, 1, 1, 0) and a1 = 10 (1, 1, 1, 1, 1, -1, -1, 1).
@@ -1079,13 +1095,7 @@ func TestRegressOrder(t *testing.T) {
 	for i := range 8 {
 		phi = append(phi, a0[i], a1[i])
 	}
-	p, err := NewProblem(phi, 8, 2, []float64{1, 1, 1, 1, 1, 1, 1, -1})
-	require.NoError(t, err)
-	var s Solver
-	s.resize(p)
-	x := make([]float64, 2)
-	k, v, ok := s.regress(t.Context(), p, x)
-	require.True(t, ok)
+	s, _, k, v := regressOn(t, phi, 8, 2, []float64{1, 1, 1, 1, 1, 1, 1, -1})
 	require.Equal(t, []int{0, 1}, s.rw.sel)
 	require.Equal(t, 1, s.rw.ricK)
 	require.Equal(t, 2, k)
