@@ -632,11 +632,7 @@ func TestRefitGradientSkipsOutliers(t *testing.T) {
 		-1, 0, 0, 100,
 	}, 7, 4, []float64{1, 0, 0, 0})
 	s.out[6] = true
-	var res RecoverResult
-	s.refit(p, &res)
-	require.Equal(t, 2, res.Expanded)
-	require.Equal(t, []int{0, 1, 2}, s.support())
-	require.Positive(t, s.margin(p, s.support(), 0, &res))
+	requireRefitJoinsTwo(t, s, p)
 }
 
 // TestPolishTellsOneMore pins the polish's K (RecoverOptions.Polish):

@@ -933,6 +933,13 @@ func TestRefitJoinsTwo(t *testing.T) {
 		0, 5, 1, 0, 5, -1,
 		5, 1, 0, 5, -1, 0,
 	}, 6, 3, []float64{1, 0, 0})
+	requireRefitJoinsTwo(t, s, p)
+}
+
+// requireRefitJoinsTwo runs the refit on s (support {0}) and requires
+// that columns 1 and 2 join and the signs are separable on {0, 1, 2}.
+func requireRefitJoinsTwo(t *testing.T, s *Solver, p *Problem) {
+	t.Helper()
 	var res RecoverResult
 	s.refit(p, &res)
 	require.Equal(t, 2, res.Expanded)
