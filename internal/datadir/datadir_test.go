@@ -65,3 +65,52 @@ func TestFind(t *testing.T) {
 		t.Errorf("Find() with %s naming a file: %q, %v; want ok false", EnvVar, d, ok)
 	}
 }
+
+// TestFindWalksUp checks Find without $NEADMM_DATA: from a directory below
+// the module root it takes ../shared/data beside the root (the nearest
+// go.mod up the tree), ok only when that is a directory, and gives up at the
+// file system's root when no go.mod is found.
+func TestFindWalksUp(t *testing.T) {
+	t.Setenv(EnvVar, "")
+	root := t.TempDir()
+	mod := filepath.Join(root, "mod")
+	deep := filepath.Join(mod, "a", "b")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// No go.mod yet: the walk reaches "/" (the temporary directory is not
+	// inside a module on any machine this runs on; checked below).
+	t.Chdir(deep)
+	for d := deep; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			t.Skipf("the temporary directory %s is inside a module (%s)", root, d)
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if d, ok := Find(); d != "" || ok {
+		t.Errorf("Find() outside a module: %q, %v; want \"\", false", d, ok)
+	}
+	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(mod, "..", "shared", "data")
+	if d, ok := Find(); d != want || ok {
+		t.Errorf("Find() with no shared/data: %q, %v; want %q, false", d, ok, want)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "shared", "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := Find(); d != want || !ok {
+		t.Errorf("Find() below the module root: %q, %v; want %q, true", d, ok, want)
+	}
+	// A nearer go.mod wins: from inside a nested module the data are looked
+	// for beside that one.
+	if err := os.WriteFile(filepath.Join(deep, "go.mod"), []byte("module n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := Find(); d != filepath.Join(deep, "..", "shared", "data") || ok {
+		t.Errorf("Find() in a nested module: %q, %v; want its own ../shared/data, false", d, ok)
+	}
+}

@@ -71,3 +71,15 @@ func TestSentinels(t *testing.T) {
 }
 
 func (g *Vec) sentinel() float64 { return math.Float64frombits(g.bits) }
+
+// TestSameBits checks that SameBits compares representations, not values:
+// NaN payloads and the sign of zero count, and lengths must match.
+func TestSameBits(t *testing.T) {
+	nan1, nan2 := math.Float64frombits(0x7ff8000000000001), math.Float64frombits(0x7ff8000000000002)
+	require.True(t, SameBits(nil, []float64{}))
+	require.True(t, SameBits([]float64{1, nan1, 0}, []float64{1, nan1, 0}))
+	require.False(t, SameBits([]float64{nan1}, []float64{nan2}), "NaN payloads differ")
+	require.False(t, SameBits([]float64{0}, []float64{math.Copysign(0, -1)}), "signed zeros differ")
+	require.False(t, SameBits([]float64{1, 2}, []float64{1, 3}), "last element differs")
+	require.False(t, SameBits([]float64{1}, []float64{1, 1}), "lengths differ")
+}
