@@ -153,6 +153,16 @@ func TestPaperSettingsStall(t *testing.T) {
 	}
 }
 
+// TestStartString checks the starts' names and the fallback outside them.
+func TestStartString(t *testing.T) {
+	for s, want := range map[onebit.Start]string{
+		onebit.StartBackprojection: "backprojection", onebit.StartRandom: "random",
+		onebit.StartGiven: "given", onebit.Start(9): "Start(9)",
+	} {
+		require.Equal(t, want, s.String())
+	}
+}
+
 func TestSolveStarts(t *testing.T) {
 	p := mustProblem(t, mustGenerate(t, 50, 40, 3, 3))
 	var s onebit.Solver
