@@ -50,8 +50,10 @@ type Solver struct {
 // wrapping ErrNotFinite), or an
 // objective asked of a p that does not implement Objectiver. During the
 // solve it returns an error (with Reason StopError) naming the iteration
-// when a subproblem fails or x1, x2, y or a residual becomes NaN or
-// infinite (the iterates are then left as they are), and ctx's error
+// when a subproblem fails or x1, x2, y, a residual or the dual tolerance
+// becomes NaN or infinite (EpsRel*||J^T y|| can overflow while y is
+// finite; an infinite tolerance would pass any dual residual), with the
+// iterates left as they are, and ctx's error
 // (wrapped, with Reason StopCancelled) on cancellation, also when a
 // subproblem returns it. The Result is meaningful in every case.
 func (sv *Solver) Solve(ctx context.Context, p Problem, x1, x2, y []float64, opt Options) (Result, error) {

@@ -81,7 +81,8 @@ type Result struct {
 	EpsDual    float64    // dual tolerance of the last iteration
 	Rho        float64    // rho used in the last iteration (Options.Rho if none)
 	// Objective is F1 + F2 at the returned iterate with
-	// Options.FinalObjective, else NaN. It is NaN too when the solve ended
-	// with an error (the iterate may not be finite).
+	// Options.FinalObjective, else NaN. It is NaN too when the solve failed
+	// (Reason StopError: the iterate may not be finite); a cancelled solve
+	// (StopCancelled) has it at the iterate it leaves.
 	Objective float64
 }
