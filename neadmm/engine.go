@@ -50,9 +50,10 @@ type Solver struct {
 // wrapping ErrNotFinite), or an
 // objective asked of a p that does not implement Objectiver. During the
 // solve it returns an error (with Reason StopError) naming the iteration
-// when a subproblem fails or x1, x2, y, a residual or the dual tolerance
-// becomes NaN or infinite (EpsRel*||J^T y|| can overflow while y is
-// finite; an infinite tolerance would pass any dual residual), with the
+// when a subproblem fails or x1, x2, y, a residual or a tolerance becomes
+// NaN or infinite (EpsRel*max(||f1||, ||f2||) and EpsRel*||J^T y|| can
+// overflow while the iterates and r are finite; an infinite tolerance
+// would pass any residual), with the
 // iterates left as they are, and ctx's error
 // (wrapped, with Reason StopCancelled) on cancellation, also when a
 // subproblem returns it. The Result is meaningful in every case.
@@ -207,14 +208,17 @@ func (s *solve) residuals(k int, rho float64) (Iteration, error) {
 	ns := rho * vec.Nrm2(jt)
 	s.f2, s.f2old = f2old, f2 // f2old = f2(x2^(k+1)) for the next iteration
 	it := Iteration{K: k, Objective: math.NaN(), Primal: nr, Dual: ns, Rho: rho,
-		EpsPrimal: s.sqrtM*s.opt.EpsAbs + s.opt.EpsRel*max(nf1, nf2),
+		EpsPrimal: s.sqrtM * s.opt.EpsAbs,
 		EpsDual:   s.sqrtN1 * s.opt.EpsAbs,
 	}
+	// The relative terms only when asked for: 0*Inf would make a tolerance
+	// NaN where ||f1|| or ||J^T y|| overflows and EpsRel = 0.
 	if s.opt.EpsRel > 0 {
+		it.EpsPrimal += s.opt.EpsRel * max(nf1, nf2)
 		p.Constraint1JacT(jt, x1, y)
 		it.EpsDual += s.opt.EpsRel * vec.Nrm2(jt)
 	}
-	if !(nr <= math.MaxFloat64 && ns <= math.MaxFloat64 && it.EpsDual <= math.MaxFloat64) || !allFinite(y) {
+	if !(nr <= math.MaxFloat64 && ns <= math.MaxFloat64 && it.EpsPrimal <= math.MaxFloat64 && it.EpsDual <= math.MaxFloat64) || !allFinite(y) {
 		return it, fmt.Errorf("neadmm: iteration %d: residual or y: %w", k, ErrNotFinite)
 	}
 	return it, nil

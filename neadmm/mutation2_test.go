@@ -251,3 +251,44 @@ func TestSolveInfiniteDualTolerance(t *testing.T) {
 	require.ErrorContains(t, err, "iteration 1: residual or y")
 	require.Equal(t, StopError, res.Reason)
 }
+
+// bigProblem has m = 2 and f1(x1) = (x1, x1), f2(x2) = (x2, x2) with the
+// updates putting x1 = 1.5e308 and x2 = -1.5e308 + 1e292 (where the test also
+// starts, so that f2 does not change and the dual residual is 0): every
+// entry and r = (1e292, 1e292) are finite, but ||f1|| = sqrt(2) 1.5e308
+// overflows.
+type bigProblem struct{}
+
+func (bigProblem) Dims() (int, int, int) { return 1, 1, 2 }
+func (bigProblem) UpdateX1(x1, _, _ []float64, _ float64) error {
+	x1[0] = 1.5e308
+	return nil
+}
+func (bigProblem) UpdateX2(x2, _, _ []float64, _ float64) error {
+	x2[0] = -1.5e308 + 1e292
+	return nil
+}
+func (bigProblem) Constraint1(dst, x1 []float64)       { dst[0], dst[1] = x1[0], x1[0] }
+func (bigProblem) Constraint2(dst, x2 []float64)       { dst[0], dst[1] = x2[0], x2[0] }
+func (bigProblem) Constraint1JacT(dst, _, v []float64) { dst[0] = v[0] + v[1] }
+
+// TestSolveInfinitePrimalTolerance pins the primal side of that check:
+// EpsPrimal = EpsRel*max(||f1||, ||f2||) is +Inf on bigProblem while the
+// primal residual ||r|| = sqrt(2) 1e292 is finite; an infinite tolerance
+// would call r = 1e292 converged, so Solve reports a non-finite step
+// (StopError, ErrNotFinite). With EpsRel = 0 the tolerance is finite and
+// the solve runs to its iteration cap.
+func TestSolveInfinitePrimalTolerance(t *testing.T) {
+	solve := func(epsRel float64) (Result, error) {
+		var sv Solver
+		return sv.Solve(context.Background(), bigProblem{}, []float64{1.5e308}, []float64{-1.5e308 + 1e292}, []float64{0, 0},
+			Options{Rho: 1e-300, MaxIter: 3, EpsRel: epsRel})
+	}
+	res, err := solve(1e-3)
+	require.ErrorIs(t, err, ErrNotFinite)
+	require.ErrorContains(t, err, "iteration 1: residual or y")
+	require.Equal(t, StopError, res.Reason)
+	res, err = solve(0)
+	require.NoError(t, err)
+	require.Equal(t, StopMaxIter, res.Reason)
+}
