@@ -346,7 +346,9 @@ func (v *xview) penaltyScale() float64 {
 
 // copyData returns d's features transformed by v in one contiguous block
 // of d's storage kind (the copy path of Fit), checking ctx every
-// copyCheckCells values, with its number of non-zero values; an error
+// copyCheckCells values, with the cost of a product with it as BetaAuto
+// counts it: its stored entries when sparse, NumInstances*NumFeatures
+// when dense (a dense product multiplies the zeros too); an error
 // wrapping ErrBadInput if a transformed value overflows.
 func (v *xview) copyData(ctx context.Context) (*Dataset, int, error) {
 	d := v.d
@@ -362,7 +364,7 @@ func (v *xview) copyData(ctx context.Context) (*Dataset, int, error) {
 	} else {
 		m.dense = make([]float64, n*cols)
 	}
-	work, nnz := 0, 0
+	work := 0
 	for _, r := range d.runs {
 		for i := range r.n {
 			src, dst := r.src+i, r.dst+i
@@ -388,11 +390,6 @@ func (v *xview) copyData(ctx context.Context) (*Dataset, int, error) {
 				if !num.AllFinite(x) {
 					return nil, 0, fmt.Errorf("%w: Fit: a standardized feature value overflows", ErrBadInput)
 				}
-				for _, xv := range x {
-					if xv != 0 {
-						nnz++
-					}
-				}
 				work += cols
 			}
 			if work >= copyCheckCells {
@@ -403,6 +400,7 @@ func (v *xview) copyData(ctx context.Context) (*Dataset, int, error) {
 			}
 		}
 	}
+	nnz := n * cols
 	if d.IsSparse() {
 		nnz = len(m.values)
 	}
