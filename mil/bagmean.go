@@ -32,7 +32,8 @@ import (
 
 // bagMeans returns the dataset of d's bag means: one instance per bag, in
 // d's bag order, with d's labels and bag ids, dense when d is dense and
-// sparse (the union of the bag's entries) when d is sparse.
+// sparse when d is sparse (the columns any of the bag's instances stores,
+// less those whose mean is exactly 0: sparse storage holds no zero).
 //
 // A column's mean over a bag is s + sum_j (v_j - s)/n with s the value of
 // its first stored entry in the bag (sparse: when every instance stores
