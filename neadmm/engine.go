@@ -47,16 +47,15 @@ type Solver struct {
 // without doing any work (Reason StopInvalid) for invalid options (see
 // Options.Validate), a nil ctx or p, dimensions that disagree with p.Dims,
 // x1, x2 and y sharing memory, a non-finite initial x1, x2 or y (also
-// wrapping ErrNotFinite), or an
-// objective asked of a p that does not implement Objectiver. During the
-// solve it returns an error (with Reason StopError) naming the iteration
-// when a subproblem fails or x1, x2, y, a residual or a tolerance becomes
-// NaN or infinite (EpsRel*max(||f1||, ||f2||) and EpsRel*||J^T y|| can
-// overflow while the iterates and r are finite; an infinite tolerance
-// would pass any residual), with the
-// iterates left as they are, and ctx's error
-// (wrapped, with Reason StopCancelled) on cancellation, also when a
-// subproblem returns it. The Result is meaningful in every case.
+// wrapping ErrNotFinite), or an objective asked of a p that does not
+// implement Objectiver. During the solve it returns an error (with Reason
+// StopError) naming the iteration when a subproblem fails or x1, x2, y, a
+// residual or a tolerance becomes NaN or infinite (EpsRel*max(||f1||,
+// ||f2||) and EpsRel*||J^T y|| can overflow while the iterates and r are
+// finite; an infinite tolerance would pass any residual), with the
+// iterates left as they are, and ctx's error (wrapped, with Reason
+// StopCancelled) on cancellation, also when a subproblem returns it. The
+// Result is meaningful in every case.
 func (sv *Solver) Solve(ctx context.Context, p Problem, x1, x2, y []float64, opt Options) (Result, error) {
 	sv.busy.enter("neadmm: Solver.Solve")
 	defer sv.busy.leave()

@@ -3,7 +3,6 @@ package onebit
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -679,17 +678,8 @@ func TestPolishTellsOneMore(t *testing.T) {
 // 2-sparse direction on 60 Gaussian rows, a wrong support {0, 1, 2}:
 // BIHT told 3 finds a consistent support, whose center is taken.
 func TestPolishPartialTakesSeparable(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 99))
 	const m, n = 60, 20
-	phi, y := make([]float64, m*n), make([]float64, m)
-	for i := range phi {
-		phi[i] = rng.NormFloat64()
-	}
-	for i := range y {
-		y[i] = sign(phi[i*n+5] + 0.5*phi[i*n+6])
-	}
-	p, err := NewProblem(phi, m, n, y)
-	require.NoError(t, err)
+	p := twoColumnSigns(t, m, n, 7, 5, 6, 0.5)
 	var s Solver
 	s.resize(p)
 	s.op = &s.full
@@ -736,17 +726,8 @@ func TestPolishTinyCount(t *testing.T) {
 // 40 x 16 Gaussian Phi whose signs are those of column 5 plus column 7
 // (separable on {5, 7}): the working set may grow to 16/4 = 4 columns.
 func wsSolver(t *testing.T) (*Solver, *Problem) {
-	rng := rand.New(rand.NewPCG(3, 99))
 	const m, n = 40, 16
-	phi, y := make([]float64, m*n), make([]float64, m)
-	for i := range phi {
-		phi[i] = rng.NormFloat64()
-	}
-	for i := range y {
-		y[i] = sign(phi[i*n+5] + phi[i*n+7])
-	}
-	p, err := NewProblem(phi, m, n, y)
-	require.NoError(t, err)
+	p := twoColumnSigns(t, m, n, 3, 5, 7, 1)
 	s := new(Solver)
 	s.resize(p)
 	s.out = make([]bool, m)

@@ -574,10 +574,7 @@ func TestM3RegressExtendWindow(t *testing.T) {
 func TestM3FuncGradCost(t *testing.T) {
 	const m, n = 20, 8
 	rng := rand.New(rand.NewPCG(21, 22))
-	phi := make([]float64, m*n)
-	for i := range phi {
-		phi[i] = rng.NormFloat64()
-	}
+	phi := gaussianPhi(rng, m, n)
 	x0 := randomUnit(rng, n)
 	ax := make([]float64, m)
 	vec.MulVec(ax, phi, m, n, x0)

@@ -91,12 +91,32 @@ func (q *subproblem) kkt(x []float64) float64 {
 // curves F in every direction).
 func randomProblem(t *testing.T, m, n int, seed uint64) *Problem {
 	rng := rand.New(rand.NewPCG(seed, 99))
-	phi, y := make([]float64, m*n), make([]float64, m)
+	phi, y := gaussianPhi(rng, m, n), make([]float64, m)
+	for i := range y {
+		y[i] = float64(2*rng.IntN(2) - 1)
+	}
+	p, err := NewProblem(phi, m, n, y)
+	require.NoError(t, err)
+	return p
+}
+
+// gaussianPhi returns an m x n matrix of standard normal entries drawn
+// from rng in row-major order.
+func gaussianPhi(rng *rand.Rand, m, n int) []float64 {
+	phi := make([]float64, m*n)
 	for i := range phi {
 		phi[i] = rng.NormFloat64()
 	}
+	return phi
+}
+
+// twoColumnSigns returns an m x n Gaussian Phi drawn from
+// rand.NewPCG(seed, 99) with the signs of column j plus c times column k:
+// separable on {j, k}.
+func twoColumnSigns(t *testing.T, m, n int, seed uint64, j, k int, c float64) *Problem {
+	phi, y := gaussianPhi(rand.New(rand.NewPCG(seed, 99)), m, n), make([]float64, m)
 	for i := range y {
-		y[i] = float64(2*rng.IntN(2) - 1)
+		y[i] = sign(phi[i*n+j] + c*phi[i*n+k])
 	}
 	p, err := NewProblem(phi, m, n, y)
 	require.NoError(t, err)

@@ -768,8 +768,9 @@ func (s *Solver) mismatches(p *Problem, x []float64) int {
 
 // Candidates of the refit and of a swap (see RecoverOptions); the refit
 // adds at most refitMaxExpand coordinates (or as many as the support had,
-// if fewer, but at least 2): without flipped signs it needed up to 7 here, and with them
-// each addition only fits a few flips at a growing cost.
+// if fewer, but at least 2): without flipped signs it needed up to 7
+// here, and with them each addition only fits a few flips at a growing
+// cost.
 const (
 	refitMaxExpand  = 8
 	refitCandidates = 10
