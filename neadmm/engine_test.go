@@ -1014,3 +1014,146 @@ func TestSolveFailureNotCancellation(t *testing.T) {
 		assert.Equal(t, tc.want, res.Reason, "%v", tc.err)
 	}
 }
+
+// constProblem is a one-dimensional problem whose updates set x1 = 1 and
+// x2 = -1 (f1 = x1, f2 = x2, J^T v = jt*v), so that from x2 = -1 every
+// iteration has r = r0 and s = 0 exactly. It counts the Constraint1JacT and
+// Objective calls, and its failAt-th x2-update returns err.
+type constProblem struct {
+	jt, r0          float64
+	failAt, x2calls int
+	err             error
+	jacT, objective int
+}
+
+func (p *constProblem) Dims() (int, int, int) { return 1, 1, 1 }
+func (p *constProblem) UpdateX1(x1, _, _ []float64, _ float64) error {
+	x1[0] = 1 + p.r0
+	return nil
+}
+func (p *constProblem) UpdateX2(x2, _, _ []float64, _ float64) error {
+	if p.x2calls++; p.x2calls == p.failAt {
+		return p.err
+	}
+	x2[0] = -1
+	return nil
+}
+func (p *constProblem) Constraint1(dst, x1 []float64) { dst[0] = x1[0] }
+func (p *constProblem) Constraint2(dst, x2 []float64) { dst[0] = x2[0] }
+func (p *constProblem) Constraint1JacT(dst, _, v []float64) {
+	p.jacT++
+	dst[0] = p.jt * v[0]
+}
+func (p *constProblem) Objective(x1, x2 []float64) float64 {
+	p.objective++
+	return x1[0] + x2[0]
+}
+
+func solveConst(p *constProblem, y0 float64, opt neadmm.Options) (neadmm.Result, error) {
+	var sv neadmm.Solver
+	return sv.Solve(context.Background(), p, []float64{1}, []float64{-1}, []float64{y0}, opt)
+}
+
+// TestResidualsMetAtEquality pins "<=" in both halves of the residual test
+// (Iteration.ResidualsMet: Primal <= EpsPrimal and Dual <= EpsDual), on the
+// method and through Solve: with EpsAbs = EpsRel = 0 the doc of
+// Options.EpsAbs says exact feasibility (r = 0, s = 0) still stops the
+// solve, in the first iteration here.
+func TestResidualsMetAtEquality(t *testing.T) {
+	require.True(t, neadmm.Iteration{Primal: 1, EpsPrimal: 1, Dual: 0.5, EpsDual: 1}.ResidualsMet())
+	require.True(t, neadmm.Iteration{Primal: 0.5, EpsPrimal: 1, Dual: 1, EpsDual: 1}.ResidualsMet())
+	require.False(t, neadmm.Iteration{Primal: math.Nextafter(1, 2), EpsPrimal: 1, Dual: 0, EpsDual: 1}.ResidualsMet())
+	require.False(t, neadmm.Iteration{Primal: 0, EpsPrimal: 1, Dual: math.Nextafter(1, 2), EpsDual: 1}.ResidualsMet())
+	res, err := solveConst(&constProblem{jt: 1}, 0, neadmm.Options{Rho: 1, MaxIter: 5})
+	require.NoError(t, err)
+	require.Equal(t, neadmm.StopConverged, res.Reason)
+	require.Equal(t, 1, res.Iterations)
+	require.Zero(t, res.Primal)
+	require.Zero(t, res.Dual)
+}
+
+// TestSolveJacTCalls pins the count of Constraint1JacT calls that Problem
+// documents: once per iteration, twice with Options.EpsRel > 0 (the second
+// gives ||J^T y|| for the dual tolerance), so EpsRel = 0 must not pay for
+// the second.
+func TestSolveJacTCalls(t *testing.T) {
+	for _, tc := range []struct {
+		epsRel float64
+		want   int
+	}{{0, 3}, {1e-300, 6}} {
+		p := &constProblem{jt: 1, r0: 1} // r = 1: no convergence
+		res, err := solveConst(p, 0, neadmm.Options{Rho: 1, MaxIter: 3, EpsRel: tc.epsRel})
+		require.NoError(t, err)
+		require.Equal(t, 3, res.Iterations)
+		require.Equal(t, tc.want, p.jacT, "EpsRel = %g", tc.epsRel)
+	}
+}
+
+// TestSolveFailedNoObjective pins Result.Objective's doc: a solve that
+// ended with Reason StopError has Objective NaN even with FinalObjective,
+// and the objective is not evaluated. Here the x2-update of iteration 2
+// returns an error and leaves a finite iterate (x1 = 1, x2 = -1, where the
+// objective would be 0), so the NaN cannot come from the iterate.
+func TestSolveFailedNoObjective(t *testing.T) {
+	boom := errors.New("boom")
+	p := &constProblem{jt: 1, r0: 1, failAt: 2, err: boom}
+	res, err := solveConst(p, 0, neadmm.Options{Rho: 1, MaxIter: 5, FinalObjective: true})
+	require.ErrorIs(t, err, boom)
+	require.Equal(t, neadmm.StopError, res.Reason)
+	require.True(t, math.IsNaN(res.Objective), "Objective = %v", res.Objective)
+	require.Zero(t, p.objective, "Objective calls")
+}
+
+// TestSolveInfiniteDualTolerance pins Solve's check of the dual
+// tolerance: with y = 1e300 and J^T = 1e10, ||J^T y|| overflows and
+// EpsDual = EpsRel*||J^T y|| is +Inf while y, r = 0 and s = 0 are finite.
+// An infinite tolerance would pass the dual test whatever s is; Solve
+// reports it as a non-finite step instead (StopError, ErrNotFinite).
+func TestSolveInfiniteDualTolerance(t *testing.T) {
+	p := &constProblem{jt: 1e10}
+	res, err := solveConst(p, 1e300, neadmm.Options{Rho: 1, MaxIter: 5, EpsRel: 1e-3})
+	require.ErrorIs(t, err, neadmm.ErrNotFinite)
+	require.ErrorContains(t, err, "iteration 1: residual or y")
+	require.Equal(t, neadmm.StopError, res.Reason)
+}
+
+// bigProblem has m = 2 and f1(x1) = (x1, x1), f2(x2) = (x2, x2) with the
+// updates putting x1 = 1.5e308 and x2 = -1.5e308 + 1e292 (where the test also
+// starts, so that f2 does not change and the dual residual is 0): every
+// entry and r = (1e292, 1e292) are finite, but ||f1|| = sqrt(2) 1.5e308
+// overflows.
+type bigProblem struct{}
+
+func (bigProblem) Dims() (int, int, int) { return 1, 1, 2 }
+func (bigProblem) UpdateX1(x1, _, _ []float64, _ float64) error {
+	x1[0] = 1.5e308
+	return nil
+}
+func (bigProblem) UpdateX2(x2, _, _ []float64, _ float64) error {
+	x2[0] = -1.5e308 + 1e292
+	return nil
+}
+func (bigProblem) Constraint1(dst, x1 []float64)       { dst[0], dst[1] = x1[0], x1[0] }
+func (bigProblem) Constraint2(dst, x2 []float64)       { dst[0], dst[1] = x2[0], x2[0] }
+func (bigProblem) Constraint1JacT(dst, _, v []float64) { dst[0] = v[0] + v[1] }
+
+// TestSolveInfinitePrimalTolerance pins the primal side of that check:
+// EpsPrimal = EpsRel*max(||f1||, ||f2||) is +Inf on bigProblem while the
+// primal residual ||r|| = sqrt(2) 1e292 is finite; an infinite tolerance
+// would call r = 1e292 converged, so Solve reports a non-finite step
+// (StopError, ErrNotFinite). With EpsRel = 0 the tolerance is finite and
+// the solve runs to its iteration cap.
+func TestSolveInfinitePrimalTolerance(t *testing.T) {
+	solve := func(epsRel float64) (neadmm.Result, error) {
+		var sv neadmm.Solver
+		return sv.Solve(context.Background(), bigProblem{}, []float64{1.5e308}, []float64{-1.5e308 + 1e292}, []float64{0, 0},
+			neadmm.Options{Rho: 1e-300, MaxIter: 3, EpsRel: epsRel})
+	}
+	res, err := solve(1e-3)
+	require.ErrorIs(t, err, neadmm.ErrNotFinite)
+	require.ErrorContains(t, err, "iteration 1: residual or y")
+	require.Equal(t, neadmm.StopError, res.Reason)
+	res, err = solve(0)
+	require.NoError(t, err)
+	require.Equal(t, neadmm.StopMaxIter, res.Reason)
+}

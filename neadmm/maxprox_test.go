@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // maxObjective is h(t) = (b - max t)^2 + sum (t_j - phi_j)^2 and the sum of
@@ -323,4 +324,67 @@ func shortTrials(n int) int {
 		return n / 5
 	}
 	return n
+}
+
+// maxProxRule transcribes MaxProx's documented rule: with phi sorted
+// descending, a_c = (b + phi'_1 + ... + phi'_c)/(c + 1), summed in that
+// order, and m* = a_c at the first c with a_c >= phi'_(c+1) (or c = n); then
+// t_j = min(phi_j, m*), the first largest phi_j raised to m* when m* is
+// above it. strict stops at ">" instead (the paper), to check that a case
+// tells the two apart.
+func maxProxRule(phi []float64, b float64, strict bool) []float64 {
+	desc := slices.Clone(phi)
+	slices.Sort(desc)
+	slices.Reverse(desc)
+	n := len(desc)
+	m, sum := 0.0, b
+	for c := 1; c <= n; c++ {
+		sum += desc[c-1]
+		m = sum / float64(c+1)
+		if c == n || m > desc[c] || (!strict && m == desc[c]) {
+			break
+		}
+	}
+	t := make([]float64, n)
+	for j, x := range phi {
+		t[j] = min(x, m)
+	}
+	if top := slices.Index(phi, desc[0]); m > phi[top] {
+		t[top] = m
+	}
+	return t
+}
+
+// TestMaxProxStopsAtEquality pins ">=" in MaxProx's scans (the filtered
+// one and maxProxScan, which the overflow path uses): the doc says a_c =
+// phi'_(c+1) gives a_(c+1) = a_c, so ">=" and ">" agree in exact
+// arithmetic, but MaxProx promises the bits of its own (">=") rule. These
+// cases have a_c == phi'_(c+1) in floating point and an a_(c+1) that
+// rounds differently, so ">" would return other bits. The second case,
+// scaled by 2^1023, makes b + max phi overflow: the scaled search must give
+// the unscaled result times 2^1023 exactly (powers of two scale exactly;
+// MaxProx is homogeneous).
+func TestMaxProxStopsAtEquality(t *testing.T) {
+	for _, tc := range []struct {
+		phi []float64
+		b   float64
+	}{
+		// a_4 = (b + 0.2817 + 0.16 + 0.1578 + 0.129)/5 == 0.0621, filtered search.
+		{[]float64{0.129, 0.28169999999999995, 0.0621, 0.16000000000000003, 0.15780000000000002}, -0.418},
+		// a_1 = (1.087 + 1.623)/2 == 1.355: no search at this scale.
+		{[]float64{1.0612, 1.623, 1.355}, 1.087},
+	} {
+		want := maxProxRule(tc.phi, tc.b, false)
+		require.NotEqual(t, want, maxProxRule(tc.phi, tc.b, true), "the case must tell >= from >")
+		got := make([]float64, len(tc.phi))
+		MaxProx(got, tc.phi, tc.b)
+		require.Equal(t, want, got, "phi=%v b=%v", tc.phi, tc.b)
+		const s = 0x1p1023
+		phiS := scaled(tc.phi, s)
+		if slices.Max(phiS)+tc.b*s <= math.MaxFloat64 {
+			continue // the scaled path needs an overflowing sum
+		}
+		MaxProx(got, phiS, tc.b*s)
+		require.Equal(t, scaled(want, s), got, "phi=%v b=%v, times 2^1023", tc.phi, tc.b)
+	}
 }

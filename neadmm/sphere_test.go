@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const eps = 0x1p-52
@@ -335,10 +336,10 @@ func BenchmarkSphereProx(b *testing.B) {
 	}
 }
 
-// TestSphereProxSubnormalNorm is the regression for a fuzzer finding: with
-// ||v|| subnormal its computed value has almost no relative accuracy, so the
-// direction v/||v|| (and for c > 1/2 the result, of norm ~sqrt(c - 1/2)) was
-// wrong unless v is scaled up first.
+// TestSphereProxSubnormalNorm pins SphereProx on a subnormal ||v||: its
+// computed value has almost no relative accuracy, so the direction v/||v||
+// (and for c > 1/2 the result, of norm ~sqrt(c - 1/2)) is right only if v
+// is scaled up first.
 func TestSphereProxSubnormalNorm(t *testing.T) {
 	tiny := math.SmallestNonzeroFloat64
 	for _, c := range []float64{0.75, 0.5000001, 1e10, 0.25, -3} {
@@ -366,6 +367,78 @@ func TestSphereProxSubnormalNorm(t *testing.T) {
 		}
 		if want <= 0x1p-1022 && math.Abs(got-want) > 4*tiny {
 			t.Errorf("c=%v: ||w|| = %v, want %v (subnormal)", c, got, want)
+		}
+	}
+}
+
+// linearSphere returns v/(1 - 2c) correctly rounded (big.Float: 1 - 2c may
+// overflow a float64). In the nearly linear regime, ||v|| tiny against
+// 1/2 - c, the root s* of 2s^3 + (1-2c)s - ||v|| = 0 is ||v||/(1 - 2c) times
+// 1 - O(s*^2/(1/2 - c)), so w = s* v/||v|| is this to far below rounding.
+func linearSphere(v, c float64) float64 {
+	d := new(big.Float).SetPrec(200).SetFloat64(c)
+	d.Mul(d, big.NewFloat(-2)).Add(d, big.NewFloat(1))
+	q := new(big.Float).SetPrec(200).SetFloat64(v)
+	f, _ := q.Quo(q, d).Float64()
+	return f
+}
+
+// ulp returns the spacing of float64s at |x|.
+func ulp(x float64) float64 {
+	x = math.Abs(x)
+	return math.Nextafter(x, math.Inf(1)) - x
+}
+
+// TestSphereProxRatioOutOfRange pins SphereProx's fallback for a ratio
+// r = s/||v|| outside the normal range (c near -MaxFloat64, where
+// r ~ 1/(1 - 2c) is subnormal): w[i] = s*(v[i]/||v||), not r*v[i] (r has
+// lost bits to gradual underflow) and not (s*v[i])/||v|| (s*v[i] underflows
+// when the result is subnormal).
+//
+// With n = 1, v/||v|| = ±1 exactly and s = (||v||/P)/2, P = 1/2 - c (its
+// rounding is far below an ulp here), so a normal w is within one rounding
+// of v/(1 - 2c): 1 ulp allowed; r*v was 4 ulps off for v = 3e300,
+// c = -1.1e308. For v = (1e-10, -1e-10) and c = -MaxFloat64 the result is
+// subnormal, ~2.8e-319: s has an absolute error of at most 2^-1074 (two
+// roundings in the subnormal range), the product one more half unit, so 2
+// units of 2^-1074 are allowed; s*v[i] underflows to 0.
+func TestSphereProxRatioOutOfRange(t *testing.T) {
+	for _, c := range []float64{-1.1e308, -1.5e308, -9e307, -math.MaxFloat64} {
+		for _, x := range []float64{3e300, -1e300, 1.2345678901234567e300} {
+			w := make([]float64, 1)
+			SphereProx(w, []float64{x}, c)
+			want := linearSphere(x, c)
+			require.LessOrEqual(t, math.Abs(w[0]-want), ulp(want), "v=%g c=%g: w=%v, want %v", x, c, w[0], want)
+		}
+	}
+	tiny := math.SmallestNonzeroFloat64
+	v := []float64{1e-10, -1e-10}
+	w := make([]float64, 2)
+	SphereProx(w, v, -math.MaxFloat64)
+	for i := range w {
+		want := linearSphere(v[i], -math.MaxFloat64)
+		require.Greater(t, math.Abs(want), 1000*tiny) // far from underflowing to 0
+		require.LessOrEqual(t, math.Abs(w[i]-want), 2*tiny, "w=%v, want %v at %d", w, want, i)
+	}
+}
+
+// TestSphereProxSubnormalNormRange pins the threshold of SphereProx's
+// rescaling of a subnormal ||v||: every norm below 2^-1022 is rescaled, not
+// just the tiniest (TestSphereProxSubnormalNorm has ||v|| ~ 3e-324). A
+// subnormal norm carries an absolute error up to 2^-1075, so an unscaled
+// ||v|| = sqrt(2)*2^e with e = -1040 is off by up to about 2^-35
+// relative, and so is the direction of w. With c = 3/4 the root is
+// sqrt(c - 1/2) = 1/2 up to ||v||/(4(c - 1/2)) (far below rounding), so
+// w = (1, 1)/(2 sqrt 2): 8 eps allowed as in TestSphereProxSubnormalNorm.
+func TestSphereProxSubnormalNormRange(t *testing.T) {
+	want := math.Sqrt(0.125)
+	for e := -1070; e <= -1023; e++ {
+		x := math.Ldexp(1, e)
+		v := []float64{x, x}
+		w := make([]float64, 2)
+		SphereProx(w, v, 0.75)
+		for i := range w {
+			require.LessOrEqual(t, math.Abs(w[i]-want), 8*eps*want, "v = 2^%d (1, 1): w = %v, want %v each", e, w, want)
 		}
 	}
 }
