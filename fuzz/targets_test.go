@@ -6,12 +6,13 @@ import (
 	"time"
 )
 
-// TestSweep runs every target's check on pseudo-random inputs (a fixed
-// seed), so that plain go test, and in particular the arm64 run under qemu
-// where go test -fuzz is not available, exercises each target on far more
-// inputs than its seed corpus. Inputs are random bytes of random length, and
-// the same bytes with the scale byte set to the huge and tiny exponents.
-func TestSweep(t *testing.T) {
+// TestTargetsOnRandomInputs runs every target's check on pseudo-random
+// inputs (a fixed seed), so that plain go test, and in particular the
+// arm64 run under qemu where go test -fuzz is not available, exercises each
+// target on far more inputs than its seed corpus. Inputs are random bytes
+// of random length, and the same bytes with the scale byte set to the huge
+// and tiny exponents.
+func TestTargetsOnRandomInputs(t *testing.T) {
 	n := 300
 	if testing.Short() {
 		n = 30
