@@ -165,6 +165,11 @@ func TestBadFlagValues(t *testing.T) {
 		{[]string{"onebit", "-rec-ratios", "x"}, "-rec-ratios"},
 		{[]string{"onebit", "-lambda", "0"}, "-lambda"},
 		{[]string{"onebit", "-workers", "0"}, "-workers"},
+		{[]string{"rho", "-m", "50,40"}, "-m"},
+		{[]string{"rho", "-k", "600"}, "-n"},
+		{[]string{"rho", "-seeds", "0"}, "-seeds"},
+		{[]string{"rho", "-lambda", "0"}, "-lambda"},
+		{[]string{"rho", "-workers", "0"}, "-workers"},
 		{[]string{"mil", "-protocols", "loo"}, "-protocols"},
 		{[]string{"mil", "-methods", "svm"}, "-methods"},
 		{[]string{"mil", "-folds", "1"}, "-folds"},
@@ -436,6 +441,17 @@ func TestInterruptAfterUnits(t *testing.T) {
 				}
 				if !strings.Contains(strings.Join(notes, "\n"), " of 4 cells") {
 					t.Errorf("no summary over the 4 finished cells in %q", notes)
+				}
+			}},
+		{"rho", []string{"-n", "64", "-m", "20,40,60", "-k", "2,4", "-seeds", "2"}, 4,
+			[]int{9}, nil, func(t *testing.T, raw json.RawMessage, notes []string) {
+				var res RhoResult
+				require.NoError(t, json.Unmarshal(raw, &res))
+				if res.Instances != 4*2 || len(res.Schedules) != 9 {
+					t.Errorf("results %+v", res)
+				}
+				if !strings.Contains(strings.Join(notes, "\n"), " of 8.") {
+					t.Errorf("no summary over the 8 finished instances in %q", notes)
 				}
 			}},
 		{"scaling", []string{"-bags", "40,80,160", "-features", "4,8", "-fixed-bags", "40", "-fixed-features", "5",

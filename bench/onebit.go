@@ -216,20 +216,13 @@ func onebitFlags(fs *FlagSet) RunFunc {
 				return fmt.Errorf("-rec-families %s: K = %d above -rec-n %d", *recFams, f.k, *recN)
 			}
 		}
-		if ms, err = parseInts(*gridM); err != nil {
-			return fmt.Errorf("-grid-m: %w", err)
-		}
-		if ks, err = parseInts(*gridK); err != nil {
-			return fmt.Errorf("-grid-k: %w", err)
+		if ms, ks, err = parseGrid("-grid-", *gridN, *gridM, *gridK); err != nil {
+			return err
 		}
 		if ratios, err = parseRatios(*recRatios); err != nil {
 			return fmt.Errorf("-rec-ratios: %w", err)
 		}
 		switch {
-		case len(ks) == 0 || len(ms) == 0:
-			return errors.New("-grid-m and -grid-k: at least one value each")
-		case *gridN < 1 || ks[len(ks)-1] > *gridN:
-			return fmt.Errorf("-grid-n %d -grid-k %s: want N >= 1 and every K <= N", *gridN, *gridK)
 		case *recN < 1:
 			return fmt.Errorf("-rec-n %d: want >= 1", *recN)
 		case len(scaleNs) > 0 && scaleNs[0] < 10:
@@ -283,6 +276,25 @@ func onebitFlags(fs *FlagSet) RunFunc {
 		}
 		return nil
 	}
+}
+
+// parseGrid reads the M and K lists of a grid of instances of length n,
+// given by the flags prefix+"m", prefix+"k" and prefix+"n" (named in the
+// errors): increasing, at least one value each, every K <= N.
+func parseGrid(prefix string, n int, mList, kList string) (ms, ks []int, err error) {
+	if ms, err = parseInts(mList); err != nil {
+		return nil, nil, fmt.Errorf("%sm: %w", prefix, err)
+	}
+	if ks, err = parseInts(kList); err != nil {
+		return nil, nil, fmt.Errorf("%sk: %w", prefix, err)
+	}
+	switch {
+	case len(ks) == 0 || len(ms) == 0:
+		return nil, nil, fmt.Errorf("%sm and %sk: at least one value each", prefix, prefix)
+	case n < 1 || ks[len(ks)-1] > n:
+		return nil, nil, fmt.Errorf("%sn %d %sk %s: want N >= 1 and every K <= N", prefix, n, prefix, kList)
+	}
+	return ms, ks, nil
 }
 
 // parseRatios reads a comma-separated, increasing list of positive ratios.
