@@ -156,9 +156,26 @@ type legendBox struct {
 	entries    []*seriesInfo
 }
 
+// drawPanel draws one panel in the cell of size pw x ph at (ox, oy): grid
+// lines, the series (clipped to the plot area), frame, ticks, labels,
+// title and legend, in that order.
 func drawPanel(b *w, idx int, pn *panel, ox, oy, pw, ph float64) {
+	fr, lg := layoutPanel(pn, ox, oy, pw, ph)
+	b.s(`<g class="panel">`, "\n")
+	drawGrid(b, fr, pn)
+	drawSeries(b, fr, pn, "clip"+strconv.Itoa(idx))
+	drawAxes(b, fr, pn, ox, oy, ph)
+	if len(lg.entries) > 0 {
+		placeLegend(lg, pn.p.Legend, fr, pn)
+		drawLegend(b, lg)
+	}
+	b.s("</g>\n")
+}
+
+// layoutPanel returns the panel's plot area, with margins sized from the
+// text they hold, and its legend's entries and size (not yet placed).
+func layoutPanel(pn *panel, ox, oy, pw, ph float64) (*frame, *legendBox) {
 	p := pn.p
-	// Margins from the text they hold.
 	yTickW := 0.0
 	for _, t := range pn.y.ticks {
 		yTickW = math.Max(yTickW, textWidth(t.label, tickFont))
@@ -200,26 +217,30 @@ func drawPanel(b *w, idx int, pn *panel, ox, oy, pw, ph float64) {
 	}
 	right = math.Max(right, left+40)
 	bottom = math.Max(bottom, top+40)
-	fr := &frame{left: left, right: right, top: top, bottom: bottom, x: &pn.x, y: &pn.y}
+	return &frame{left: left, right: right, top: top, bottom: bottom, x: &pn.x, y: &pn.y}, lg
+}
 
-	b.s(`<g class="panel">`, "\n")
-	// Grid lines at major ticks, under everything else.
+// drawGrid draws grid lines at the major ticks, under everything else.
+func drawGrid(b *w, fr *frame, pn *panel) {
 	for _, t := range pn.x.ticks {
 		if t.major {
 			x := fr.px(t.v)
-			b.line(x, top, x, bottom, `stroke="#e6e6e6" stroke-width="1"`)
+			b.line(x, fr.top, x, fr.bottom, `stroke="#e6e6e6" stroke-width="1"`)
 		}
 	}
 	for _, t := range pn.y.ticks {
 		if t.major {
 			y := fr.py(t.v)
-			b.line(left, y, right, y, `stroke="#e6e6e6" stroke-width="1"`)
+			b.line(fr.left, y, fr.right, y, `stroke="#e6e6e6" stroke-width="1"`)
 		}
 	}
+}
 
-	clipID := "clip" + strconv.Itoa(idx)
-	b.s(`<clipPath id="`, clipID, `"><rect x="`, num(left-clipSlack), `" y="`, num(top-clipSlack),
-		`" width="`, num(right-left+2*clipSlack), `" height="`, num(bottom-top+2*clipSlack), `"/></clipPath>`, "\n")
+// drawSeries draws the series clipped to the plot area (clip path
+// clipID): every band first, then each series' bars, line and markers.
+func drawSeries(b *w, fr *frame, pn *panel, clipID string) {
+	b.s(`<clipPath id="`, clipID, `"><rect x="`, num(fr.left-clipSlack), `" y="`, num(fr.top-clipSlack),
+		`" width="`, num(fr.right-fr.left+2*clipSlack), `" height="`, num(fr.bottom-fr.top+2*clipSlack), `"/></clipPath>`, "\n")
 	b.s(`<g clip-path="url(#`, clipID, `)">`, "\n")
 	for i := range pn.series {
 		if s := &pn.series[i]; s.Band && s.lo != nil {
@@ -241,8 +262,12 @@ func drawPanel(b *w, idx int, pn *panel, ox, oy, pw, ph float64) {
 		}
 	}
 	b.s("</g>\n")
+}
 
-	// Frame, ticks and labels.
+// drawAxes draws the frame, the ticks and their labels, the axis labels
+// and the title of the panel whose cell starts at (ox, oy), ph high.
+func drawAxes(b *w, fr *frame, pn *panel, ox, oy, ph float64) {
+	left, right, top, bottom := fr.left, fr.right, fr.top, fr.bottom
 	b.s(`<rect x="`, num(left), `" y="`, num(top), `" width="`, num(right-left), `" height="`, num(bottom-top),
 		`" fill="none" stroke="#444444" stroke-width="1"/>`, "\n")
 	for _, t := range pn.x.ticks {
@@ -277,14 +302,9 @@ func drawPanel(b *w, idx int, pn *panel, ox, oy, pw, ph float64) {
 		b.esc(pn.y.label)
 		b.s("</text>\n")
 	}
-	if p.Title != "" {
-		b.text((left+right)/2, oy+20, titleFont, "middle", ` font-weight="bold"`, p.Title)
+	if pn.p.Title != "" {
+		b.text((left+right)/2, oy+20, titleFont, "middle", ` font-weight="bold"`, pn.p.Title)
 	}
-	if len(lg.entries) > 0 {
-		placeLegend(lg, p.Legend, fr, pn)
-		drawLegend(b, lg)
-	}
-	b.s("</g>\n")
 }
 
 // segments calls fn for each maximal run [i, j) of indices where ok holds.
