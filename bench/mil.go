@@ -213,142 +213,184 @@ func splitList(s string) []string {
 	return out
 }
 
+// runMIL evaluates the data sets of cfg one after the other.
 func runMIL(ctx context.Context, env *Env, cfg milConfig) error {
 	res := &MILResult{DataDir: cfg.dir}
 	env.Results(res)
-	type source struct {
-		name string
-		load func() (*mil.Dataset, error)
+	srcs := milSources(cfg, env.Seed)
+	prog := env.Progress("fits", milFits(cfg, len(srcs)))
+	defer prog.Finish()
+	for _, src := range srcs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := runMILSource(ctx, env, cfg, res, src, prog); err != nil {
+			return err
+		}
 	}
-	var srcs []source
+	return nil
+}
+
+// milSource is a data set to evaluate: its name and how to load it.
+type milSource struct {
+	name string
+	load func() (*mil.Dataset, error)
+}
+
+// milSources returns the data sets of cfg: the synthetic one first, then
+// the files.
+func milSources(cfg milConfig, seed uint64) []milSource {
+	var srcs []milSource
 	if cfg.synth > 0 {
 		n := cfg.synth
-		srcs = append(srcs, source{fmt.Sprintf("synthetic (%d bags)", n), func() (*mil.Dataset, error) {
+		srcs = append(srcs, milSource{fmt.Sprintf("synthetic (%d bags)", n), func() (*mil.Dataset, error) {
 			d, _, err := mil.Synthetic(mil.SynthConfig{Bags: n, Features: 50, MinInstances: 1, MaxInstances: 15,
-				Relevant: 5, Margin: 0.5, Seed: env.Seed})
+				Relevant: 5, Margin: 0.5, Seed: seed})
 			return d, err
 		}})
 	}
 	for _, f := range cfg.files {
 		path := filepath.Join(cfg.dir, f)
-		srcs = append(srcs, source{f, func() (*mil.Dataset, error) { return mil.LoadFile(path, nil) }})
+		srcs = append(srcs, milSource{f, func() (*mil.Dataset, error) { return mil.LoadFile(path, nil) }})
 	}
-	total := 0
-	for range srcs {
-		for _, p := range cfg.protocols {
-			n := 1
-			if p == "cv" {
-				n = cfg.folds * cfg.repeats
-			}
-			total += n * len(cfg.methods)
-		}
-	}
-	prog := env.Progress("fits", total)
-	defer prog.Finish()
+	return srcs
+}
 
-	for _, src := range srcs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		d, err := src.load()
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				env.Note("Skipping %s: %v (give -data DIR or set %s to the directory holding fox.csv and vaccine.svm)", src.name, err, datadir.EnvVar)
-				continue
-			}
-			return fmt.Errorf("%s: %w", src.name, err)
-		}
-		ds := &MILDataset{Name: src.name, Bags: d.NumBags(), Positives: d.Positives(), Instances: d.NumInstances(),
-			Features: d.NumFeatures(), Sparse: d.IsSparse()}
-		if p, ok := paperTable1[src.name]; ok {
-			ds.Paper = &p
-		}
-		res.Datasets = append(res.Datasets, ds)
-		// The figure draws the last protocol evaluated (method -> report),
-		// so its curves never mix protocols, even after Ctrl-C.
-		var curves map[string]*mil.Report
-		partial := ""
-		tab := &Table{
-			Title: fmt.Sprintf("%s: %d bags (%d positive), %d instances, %d features, %s", src.name, ds.Bags, ds.Positives,
-				ds.Instances, ds.Features, map[bool]string{true: "sparse", false: "dense"}[ds.Sparse]),
-			Columns: []string{"method", "protocol", "ACC", "PR", "RE", "F1", "AUC", "AUPR (trapz)", "AP", "fit time", "iterations", "ms/iter"},
-			Note: "Mean ± std over the splits; AUPR (trapz) is the trapezoid PR area the paper reports as AUPR, AP the average precision. " +
-				"Fit time is the median wall time of one fit (scaling and Gram matrix included; for fitcv the whole mil.FitCV: cross-validation and refit); ms/iter the median solver time per outer iteration (for fitcv, of the final fit).",
-		}
-		// An error ends the data set's evaluations; what completed before
-		// it, and on Ctrl-C the completed splits of the interrupted
-		// evaluation, is still reported below.
-		var runErr error
-		var lost string // the evaluation interrupted before any split completed
-	evals:
+// milFits returns the number of fits of cfg on n data sets, the units of
+// the progress line.
+func milFits(cfg milConfig, n int) int {
+	total := 0
+	for range n {
 		for _, p := range cfg.protocols {
-			proto := mil.PaperSplit(env.Seed)
+			splits := 1
 			if p == "cv" {
-				proto = mil.KFold(cfg.folds, cfg.repeats, env.Seed)
+				splits = cfg.folds * cfg.repeats
 			}
-			proto.Workers = cfg.workers
-			protoCurves := map[string]*mil.Report{}
-			for _, m := range cfg.methods {
-				ev, rep, err := milEvaluate(ctx, d, proto, m, prog, src.name)
-				if ev != nil {
-					ds.Evals = append(ds.Evals, ev)
-					protoCurves[m.name], curves = rep, protoCurves
-					protoCell := proto.Name
-					if ev.Interrupted {
-						protoCell += fmt.Sprintf(" (interrupted: %d of %d splits)", ev.Splits, ev.PlannedSplits)
-						partial = fmt.Sprintf("%s interrupted after %d of %d splits", m.name, ev.Splits, ev.PlannedSplits)
-					}
-					tab.Add(m.name, protoCell, pm(ev.Mean.ACC, ev.Std.ACC), pm(ev.Mean.PR, ev.Std.PR), pm(ev.Mean.RE, ev.Std.RE),
-						pm(ev.Mean.F1, ev.Std.F1), pm(ev.Mean.AUC, ev.Std.AUC), pm(ev.Mean.AUPRTrapz, ev.Std.AUPRTrapz),
-						pm(ev.Mean.AP, ev.Std.AP), FmtNs(ev.FitSeconds.Median*1e9), FmtSig(ev.Iterations.Median, 3),
-						FmtSig(ev.MsPerIteration.Median, 3))
-				}
-				if err != nil {
-					if ctx.Err() != nil {
-						runErr = ctx.Err()
-						if ev == nil {
-							lost = proto.Name + ", " + m.name
-						}
-					} else {
-						runErr = fmt.Errorf("%s, %s, %s: %w", src.name, proto.Name, m.name, err)
-					}
-					break evals
-				}
-			}
-		}
-		if len(ds.Evals) > 0 {
-			if ds.Paper != nil {
-				pp := ds.Paper
-				f4 := func(v float64) string { return fmt.Sprintf("%.4f", v) }
-				tab.Add("paper, Table 1", "80/20 split", f4(pp.ACC), f4(pp.PR), f4(pp.RE), f4(pp.F1), f4(pp.AUC), f4(pp.AUPRTrapz), "–", "–", "–", "–")
-			}
-			env.Table(tab)
-		}
-		for _, ev := range ds.Evals {
-			if len(ev.Picked) > 0 {
-				env.Note("%s, %s, fitcv: settings picked per split: %s.", src.name, ev.Protocol, countPicks(ev.Picked))
-			}
-			if ev.Method == "default" {
-				stopped := ""
-				if ev.Interrupted {
-					stopped = fmt.Sprintf(" (interrupted after %d of %d splits)", ev.Splits, ev.PlannedSplits)
-				}
-				env.Note("%s, %s, default%s: time per outer iteration split q %.0f%%, beta %.0f%%, t %.0f%%, engine %.0f%%; of %d fits %d met the residual test and %d stopped on a stalled objective, final primal residual median %s.",
-					src.name, ev.Protocol, stopped, 100*ev.Split["q"], 100*ev.Split["beta"], 100*ev.Split["t"], 100*ev.Split["engine"],
-					ev.Splits, ev.Converged, ev.Stalled, FmtSig(ev.PrimalResidual.Median, 3))
-			}
-		}
-		if lost != "" {
-			env.Note("%s, %s: interrupted before any split completed.", src.name, lost)
-		}
-		if fig := milCurves(src.name, cfg.methods, curves, partial); fig != nil {
-			env.Figure(figName(src.name), fig)
-		}
-		if runErr != nil {
-			return runErr
+			total += splits * len(cfg.methods)
 		}
 	}
-	return nil
+	return total
+}
+
+// runMILSource evaluates every protocol and method on one data set and
+// reports them: the table, the notes and the figure. A missing file is
+// skipped with a note. An error ends the data set's evaluations; what
+// completed before it, and on Ctrl-C the completed splits of the
+// interrupted evaluation, is still reported.
+func runMILSource(ctx context.Context, env *Env, cfg milConfig, res *MILResult, src milSource, prog *Progress) error {
+	d, err := src.load()
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			env.Note("Skipping %s: %v (give -data DIR or set %s to the directory holding fox.csv and vaccine.svm)", src.name, err, datadir.EnvVar)
+			return nil
+		}
+		return fmt.Errorf("%s: %w", src.name, err)
+	}
+	ds := &MILDataset{Name: src.name, Bags: d.NumBags(), Positives: d.Positives(), Instances: d.NumInstances(),
+		Features: d.NumFeatures(), Sparse: d.IsSparse()}
+	if p, ok := paperTable1[src.name]; ok {
+		ds.Paper = &p
+	}
+	res.Datasets = append(res.Datasets, ds)
+	tab := &Table{
+		Title: fmt.Sprintf("%s: %d bags (%d positive), %d instances, %d features, %s", src.name, ds.Bags, ds.Positives,
+			ds.Instances, ds.Features, map[bool]string{true: "sparse", false: "dense"}[ds.Sparse]),
+		Columns: []string{"method", "protocol", "ACC", "PR", "RE", "F1", "AUC", "AUPR (trapz)", "AP", "fit time", "iterations", "ms/iter"},
+		Note: "Mean ± std over the splits; AUPR (trapz) is the trapezoid PR area the paper reports as AUPR, AP the average precision. " +
+			"Fit time is the median wall time of one fit (scaling and Gram matrix included; for fitcv the whole mil.FitCV: cross-validation and refit); ms/iter the median solver time per outer iteration (for fitcv, of the final fit).",
+	}
+	run := evaluateMILSource(ctx, cfg, d, ds, tab, prog, env.Seed)
+	if len(ds.Evals) > 0 {
+		if ds.Paper != nil {
+			pp := ds.Paper
+			f4 := func(v float64) string { return fmt.Sprintf("%.4f", v) }
+			tab.Add("paper, Table 1", "80/20 split", f4(pp.ACC), f4(pp.PR), f4(pp.RE), f4(pp.F1), f4(pp.AUC), f4(pp.AUPRTrapz), "–", "–", "–", "–")
+		}
+		env.Table(tab)
+	}
+	milNotes(env, ds)
+	if run.lost != "" {
+		env.Note("%s, %s: interrupted before any split completed.", src.name, run.lost)
+	}
+	if fig := milCurves(src.name, cfg.methods, run.curves, run.partial); fig != nil {
+		env.Figure(figName(src.name), fig)
+	}
+	return run.err
+}
+
+// milSourceRun is what the evaluations of one data set leave besides
+// their MILEvals.
+type milSourceRun struct {
+	// curves holds the reports of the last protocol evaluated (method ->
+	// report), so the figure's curves never mix protocols, even after
+	// Ctrl-C; partial names the evaluation interrupted part-way, lost the
+	// one interrupted before any split completed.
+	curves        map[string]*mil.Report
+	partial, lost string
+	// err ended the evaluations: ctx's error, or a fit's.
+	err error
+}
+
+// evaluateMILSource runs every protocol and method on d, appending each
+// evaluation to ds.Evals and its row to tab, until all are done or one
+// fails.
+func evaluateMILSource(ctx context.Context, cfg milConfig, d *mil.Dataset, ds *MILDataset, tab *Table, prog *Progress, seed uint64) milSourceRun {
+	var run milSourceRun
+	for _, p := range cfg.protocols {
+		proto := mil.PaperSplit(seed)
+		if p == "cv" {
+			proto = mil.KFold(cfg.folds, cfg.repeats, seed)
+		}
+		proto.Workers = cfg.workers
+		protoCurves := map[string]*mil.Report{}
+		for _, m := range cfg.methods {
+			ev, rep, err := milEvaluate(ctx, d, proto, m, prog, ds.Name)
+			if ev != nil {
+				ds.Evals = append(ds.Evals, ev)
+				protoCurves[m.name], run.curves = rep, protoCurves
+				protoCell := proto.Name
+				if ev.Interrupted {
+					protoCell += fmt.Sprintf(" (interrupted: %d of %d splits)", ev.Splits, ev.PlannedSplits)
+					run.partial = fmt.Sprintf("%s interrupted after %d of %d splits", m.name, ev.Splits, ev.PlannedSplits)
+				}
+				tab.Add(m.name, protoCell, pm(ev.Mean.ACC, ev.Std.ACC), pm(ev.Mean.PR, ev.Std.PR), pm(ev.Mean.RE, ev.Std.RE),
+					pm(ev.Mean.F1, ev.Std.F1), pm(ev.Mean.AUC, ev.Std.AUC), pm(ev.Mean.AUPRTrapz, ev.Std.AUPRTrapz),
+					pm(ev.Mean.AP, ev.Std.AP), FmtNs(ev.FitSeconds.Median*1e9), FmtSig(ev.Iterations.Median, 3),
+					FmtSig(ev.MsPerIteration.Median, 3))
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					run.err = ctx.Err()
+					if ev == nil {
+						run.lost = proto.Name + ", " + m.name
+					}
+				} else {
+					run.err = fmt.Errorf("%s, %s, %s: %w", ds.Name, proto.Name, m.name, err)
+				}
+				return run
+			}
+		}
+	}
+	return run
+}
+
+// milNotes notes, per evaluation of ds, FitCV's picks and the default
+// method's time split and stopping.
+func milNotes(env *Env, ds *MILDataset) {
+	for _, ev := range ds.Evals {
+		if len(ev.Picked) > 0 {
+			env.Note("%s, %s, fitcv: settings picked per split: %s.", ds.Name, ev.Protocol, countPicks(ev.Picked))
+		}
+		if ev.Method == "default" {
+			stopped := ""
+			if ev.Interrupted {
+				stopped = fmt.Sprintf(" (interrupted after %d of %d splits)", ev.Splits, ev.PlannedSplits)
+			}
+			env.Note("%s, %s, default%s: time per outer iteration split q %.0f%%, beta %.0f%%, t %.0f%%, engine %.0f%%; of %d fits %d met the residual test and %d stopped on a stalled objective, final primal residual median %s.",
+				ds.Name, ev.Protocol, stopped, 100*ev.Split["q"], 100*ev.Split["beta"], 100*ev.Split["t"], 100*ev.Split["engine"],
+				ev.Splits, ev.Converged, ev.Stalled, FmtSig(ev.PrimalResidual.Median, 3))
+		}
+	}
 }
 
 // milEvaluate runs one method under one protocol and summarizes it. When
@@ -356,53 +398,24 @@ func runMIL(ctx context.Context, env *Env, cfg milConfig) error {
 // the splits that completed (Interrupted set), or a nil summary if none
 // did; any other error comes alone.
 func milEvaluate(ctx context.Context, d *mil.Dataset, proto mil.Protocol, m milMethod, prog *Progress, name string) (*MILEval, *mil.Report, error) {
-	type fitRecord struct {
-		res    mil.FitResult
-		secs   float64
-		picked string
-	}
 	// Records by the split's test bags (Run builds the subsets itself), so
 	// that they can be reported in split order.
 	var mu sync.Mutex
-	fits := map[string]fitRecord{}
-	testKey := func(ids func(k int) string, n int) string {
-		var b strings.Builder
-		for k := range n {
-			b.WriteString(ids(k))
-			b.WriteByte(0)
-		}
-		return b.String()
-	}
+	fits := map[string]milFit{}
 	score := func(ctx context.Context, train, test *mil.Dataset) ([]float64, error) {
 		prog.Running(fmt.Sprintf("%s %s %s", name, proto.Name, m.name))
 		t0 := time.Now()
-		var model *mil.Model
-		var rec fitRecord
-		var err error
-		if m.cv {
-			var sel mil.Selection
-			model, sel, err = mil.FitCV(ctx, train, mil.DefaultSearch())
-			rec.picked = sel.Best.String()
-			if sel.Ensembled {
-				names := make([]string, len(sel.Ensemble.Members))
-				for i, j := range sel.Ensemble.Members {
-					names[i] = sel.Settings[j].String()
-				}
-				rec.picked = "ensemble of " + strings.Join(names, " + ")
-			}
-		} else {
-			model, err = mil.Fit(ctx, train, m.opt())
-		}
+		model, picked, err := fitMethod(ctx, train, m)
 		if err != nil {
 			return nil, err
 		}
-		rec.res, rec.secs = model.Result(), time.Since(t0).Seconds()
+		rec := milFit{res: model.Result(), secs: time.Since(t0).Seconds(), picked: picked}
 		sc, err := model.BagScores(test)
 		if err != nil {
 			return nil, err
 		}
 		mu.Lock()
-		fits[testKey(test.BagID, test.NumBags())] = rec
+		fits[milTestKey(test.BagID, test.NumBags())] = rec
 		mu.Unlock()
 		prog.Done(1) // the split completes: nothing below checks ctx
 		return sc, nil
@@ -412,9 +425,9 @@ func milEvaluate(ctx context.Context, d *mil.Dataset, proto mil.Protocol, m milM
 	if err != nil && (ctx.Err() == nil || rep == nil || len(rep.Folds) == 0) {
 		return nil, nil, err
 	}
-	var recs []fitRecord
+	var recs []milFit
 	for _, f := range rep.Folds {
-		rec, ok := fits[testKey(func(k int) string { return d.BagID(f.Test[k]) }, len(f.Test))]
+		rec, ok := fits[milTestKey(func(k int) string { return d.BagID(f.Test[k]) }, len(f.Test))]
 		if !ok { // a fold fails only with the error above
 			return nil, nil, fmt.Errorf("no fit recorded for %s repeat %d fold %d", proto.Name, f.Repeat, f.Fold)
 		}
@@ -426,11 +439,55 @@ func milEvaluate(ctx context.Context, d *mil.Dataset, proto mil.Protocol, m milM
 	for _, f := range rep.Folds {
 		ev.Folds = append(ev.Folds, MILFold{Repeat: f.Repeat, Fold: f.Fold, MILMetrics: fromMetrics(f.Metrics)})
 	}
+	ev.addFits(recs, m.cv)
+	return ev, rep, err
+}
+
+// milFit is what one split's fit leaves for the summary.
+type milFit struct {
+	res    mil.FitResult
+	secs   float64
+	picked string // fitcv only
+}
+
+// milTestKey identifies a split by the IDs of its n test bags.
+func milTestKey(ids func(k int) string, n int) string {
+	var b strings.Builder
+	for k := range n {
+		b.WriteString(ids(k))
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// fitMethod fits m on train: mil.FitCV with mil.DefaultSearch for fitcv,
+// where picked says which setting (or ensemble) it chose, else mil.Fit
+// with m's options.
+func fitMethod(ctx context.Context, train *mil.Dataset, m milMethod) (model *mil.Model, picked string, err error) {
+	if !m.cv {
+		model, err = mil.Fit(ctx, train, m.opt())
+		return model, "", err
+	}
+	model, sel, err := mil.FitCV(ctx, train, mil.DefaultSearch())
+	picked = sel.Best.String()
+	if sel.Ensembled {
+		names := make([]string, len(sel.Ensemble.Members))
+		for i, j := range sel.Ensemble.Members {
+			names[i] = sel.Settings[j].String()
+		}
+		picked = "ensemble of " + strings.Join(names, " + ")
+	}
+	return model, picked, err
+}
+
+// addFits sets ev's fit statistics from the fits of its splits, in split
+// order (with FitCV's picks when cv).
+func (ev *MILEval) addFits(recs []milFit, cv bool) {
 	var secs, its, msIt, prim []float64
 	var tq, tb, tt, te time.Duration
 	for _, rec := range recs {
 		r := rec.res
-		if m.cv {
+		if cv {
 			ev.Picked = append(ev.Picked, rec.picked)
 		}
 		secs = append(secs, rec.secs)
@@ -456,7 +513,6 @@ func milEvaluate(ctx context.Context, d *mil.Dataset, proto mil.Protocol, m milM
 		ev.Split["t"], ev.Split["engine"] = float64(tt)/float64(sum), float64(te)/float64(sum)
 	}
 	ev.FitSeconds, ev.Iterations, ev.MsPerIteration, ev.PrimalResidual = Summarize(secs), Summarize(its), Summarize(msIt), Summarize(prim)
-	return ev, rep, err
 }
 
 // countPicks summarizes FitCV's picks: "lambda=0.01 pooling=max
