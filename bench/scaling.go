@@ -15,7 +15,7 @@ var scalingCommand = Command{
 	Name:  "scaling",
 	Short: "the paper's Figure 3: multi-instance fit time vs number of bags and vs number of features, with log-log slopes",
 	Flags: scalingFlags,
-	// Three sizes per sweep, one repetition, 30 iterations: well under
+	// Three sizes per axis, one repetition, 30 iterations: well under
 	// a second.
 	TourArgs: []string{"-bags", "200,400,800", "-features", "10,20,40", "-fixed-bags", "200", "-fixed-features", "10",
 		"-iters", "30", "-reps", "1"},
@@ -23,8 +23,8 @@ var scalingCommand = Command{
 
 // ScalingResult is the scaling command's JSON "results".
 type ScalingResult struct {
-	// FixedFeatures is the number of features of the sweep over bags,
-	// FixedBags the number of bags of the sweep over features.
+	// FixedFeatures is the number of features while the bags vary,
+	// FixedBags the number of bags while the features vary.
 	FixedFeatures int `json:"fixed_features"`
 	FixedBags     int `json:"fixed_bags"`
 	// MeanBagSize is the expected number of instances per bag.
@@ -39,7 +39,7 @@ type ScalingResult struct {
 	VsBags     []ScalingPoint `json:"vs_bags"`
 	VsFeatures []ScalingPoint `json:"vs_features"`
 	// Slopes are the least-squares slopes of log(median fit time) against
-	// log(size), per sweep and beta path (absent with fewer than two
+	// log(size), per axis and beta path (absent with fewer than two
 	// sizes).
 	Slopes []ScalingSlope `json:"slopes"`
 }
@@ -60,7 +60,7 @@ type ScalingPoint struct {
 
 // ScalingSlope is one fitted log-log slope.
 type ScalingSlope struct {
-	Sweep string  `json:"sweep"` // "bags" or "features"
+	Sweep string  `json:"sweep"` // the size varied: "bags" or "features"
 	Path  string  `json:"beta_path"`
 	Slope float64 `json:"slope"`
 }
@@ -74,10 +74,10 @@ func parseInts(s string) ([]int, error) {
 }
 
 func scalingFlags(fs *FlagSet) RunFunc {
-	bags := fs.String("bags", "500,1000,2000,4000,8000", "comma-separated, increasing numbers of `bags` for the sweep over bags")
-	features := fs.String("features", "25,50,100,200,400", "comma-separated, increasing numbers of `features` for the sweep over features")
-	fixedBags := fs.Int("fixed-bags", 1000, "number of bags of the sweep over features")
-	fixedFeatures := fs.Int("fixed-features", 50, "number of features of the sweep over bags")
+	bags := fs.String("bags", "500,1000,2000,4000,8000", "comma-separated, increasing numbers of `bags` to time (features fixed by -fixed-features)")
+	features := fs.String("features", "25,50,100,200,400", "comma-separated, increasing numbers of `features` to time (bags fixed by -fixed-bags)")
+	fixedBags := fs.Int("fixed-bags", 1000, "number of bags while the features vary")
+	fixedFeatures := fs.Int("fixed-features", 50, "number of features while the bags vary")
 	maxInst := fs.Int("max-instances", 9, "bag sizes are uniform in 1..`n`")
 	density := fs.Float64("density", 1, "fraction of non-zero irrelevant features (below 0.15 the data is stored sparse)")
 	iters := fs.Int("iters", 100, "outer iterations per fit (fixed: no early stop)")
@@ -137,12 +137,21 @@ func scalingFlags(fs *FlagSet) RunFunc {
 	}
 }
 
+// scalingAxis is one of the figure's two panels: the fit time as one size
+// varies (name: "bags" or "features") with the other fixed.
+type scalingAxis struct {
+	name  string
+	sizes []int
+	cfg   func(n int) mil.SynthConfig
+	pts   *[]ScalingPoint
+}
+
 func runScaling(ctx context.Context, env *Env, res *ScalingResult, bags, features []int, paths []mil.BetaSolver, maxInst int) error {
 	env.Results(res)
 	env.Note("Synthetic bags with a planted max rule (mil.Synthetic), 1 to %d instances per bag, density %g; every fit runs %d outer iterations "+
 		"with the default options otherwise (no early stop, so each point does the same number of iterations); median of %d fits.",
 		maxInst, res.Density, res.Iters, res.Reps)
-	// The figure is recorded with its first panel and filled as sweeps
+	// The figure is recorded with its first panel and filled as axes
 	// end, so an interrupted run still draws the sizes that finished.
 	fig := &svgplot.Figure{Title: "neADMM multi-instance fit time (the paper's Figure 3)"}
 	prog := env.Progress("fits", (len(bags)+len(features))*len(paths)*res.Reps)
@@ -150,12 +159,7 @@ func runScaling(ctx context.Context, env *Env, res *ScalingResult, bags, feature
 	opt := mil.DefaultOptions()
 	opt.MaxIter, opt.EpsAbs, opt.EpsRel, opt.ObjTol = res.Iters, 0, 0, 0
 
-	sweeps := []struct {
-		name  string
-		sizes []int
-		cfg   func(n int) mil.SynthConfig
-		pts   *[]ScalingPoint
-	}{
+	axes := []scalingAxis{
 		{"bags", bags, func(n int) mil.SynthConfig {
 			return mil.SynthConfig{Bags: n, Features: res.FixedFeatures, MinInstances: 1, MaxInstances: maxInst, Density: res.Density}
 		}, &res.VsBags},
@@ -163,84 +167,22 @@ func runScaling(ctx context.Context, env *Env, res *ScalingResult, bags, feature
 			return mil.SynthConfig{Bags: res.FixedBags, Features: n, MinInstances: 1, MaxInstances: maxInst, Density: res.Density}
 		}, &res.VsFeatures},
 	}
-	for _, sw := range sweeps {
-		if len(sw.sizes) == 0 {
+	for _, ax := range axes {
+		if len(ax.sizes) == 0 {
 			continue
 		}
-		tab := &Table{Title: "fit time vs number of " + sw.name,
-			Columns: []string{sw.name, "instances", "beta path", "fit time", "±", "setup", "FISTA steps", "time/size"}}
-		panel := svgplot.Plot{Title: "time vs " + sw.name, Legend: svgplot.LegendTopLeft,
-			X: svgplot.Axis{Label: "number of " + sw.name, Scale: svgplot.Log10},
-			Y: svgplot.Axis{Label: "fit time (s)", Scale: svgplot.Log10}}
+		tab := &Table{Title: "fit time vs number of " + ax.name,
+			Columns: []string{ax.name, "instances", "beta path", "fit time", "±", "setup", "FISTA steps", "time/size"}}
 		series := make([]svgplot.Series, len(paths))
 		for i, p := range paths {
 			series[i] = svgplot.Series{Name: p.String()}
 		}
-		// An error or Ctrl-C ends the sweep; the points it finished still
-		// get their slopes, table rows and panel below.
-		var runErr error
-	sizes:
-		for _, n := range sw.sizes {
-			cfg := sw.cfg(n)
-			cfg.Seed = env.Seed
-			d, _, err := mil.Synthetic(cfg)
-			if err != nil {
-				runErr = err
-				break
-			}
-			for i, path := range paths {
-				opt.Beta = path
-				var secs, setup, inner []float64
-				for range res.Reps {
-					if err := ctx.Err(); err != nil {
-						runErr = err
-						break sizes
-					}
-					prog.Running(fmt.Sprintf("%s=%d %v", sw.name, n, path))
-					m, err := mil.Fit(ctx, d, opt)
-					if err != nil {
-						runErr = ctx.Err()
-						if runErr == nil {
-							runErr = fmt.Errorf("%s=%d, %v: %w", sw.name, n, path, err)
-						}
-						break sizes
-					}
-					r := m.Result()
-					secs = append(secs, r.Time.Total.Seconds())
-					setup = append(setup, r.Time.Setup.Seconds())
-					inner = append(inner, float64(r.InnerIterations))
-					prog.Done(1)
-				}
-				pt := ScalingPoint{Path: path.String(), Bags: cfg.Bags, Features: cfg.Features, Instances: d.NumInstances(),
-					Seconds: Summarize(secs), SetupSeconds: Summarize(setup), InnerIters: Summarize(inner).Median}
-				*sw.pts = append(*sw.pts, pt)
-				series[i].X = append(series[i].X, float64(n))
-				series[i].Y = append(series[i].Y, pt.Seconds.Median)
-				series[i].Lo = append(series[i].Lo, pt.Seconds.Min)
-				series[i].Hi = append(series[i].Hi, pt.Seconds.Max)
-				tab.Add(strconv.Itoa(n), strconv.Itoa(pt.Instances), pt.Path, FmtNs(pt.Seconds.Median*1e9),
-					fmt.Sprintf("%.0f%%", pt.Seconds.Spread()), FmtNs(pt.SetupSeconds.Median*1e9), FmtSig(pt.InnerIters, 3),
-					FmtNs(pt.Seconds.Median*1e9/float64(n)))
-			}
-		}
-		var notes []string
-		for i, p := range paths {
-			if s, ok := logLogSlope(series[i].X, series[i].Y); ok {
-				res.Slopes = append(res.Slopes, ScalingSlope{Sweep: sw.name, Path: p.String(), Slope: s})
-				notes = append(notes, fmt.Sprintf("%s %.2f", p, s))
-				series[i].Name = fmt.Sprintf("%s (slope %.2f)", p, s)
-			}
-		}
-		if len(notes) > 0 {
-			tab.Note = "Fitted log-log slope of the median fit time against the number of " + sw.name + ": " + strings.Join(notes, ", ") +
-				" (1 = linear)."
-		}
+		// An error or Ctrl-C ends the axis; the points it finished still
+		// get their slopes, table rows and panel.
+		runErr := runScalingAxis(ctx, env, ax, paths, opt, res.Reps, prog, tab, series)
+		scalingSlopes(res, ax.name, paths, tab, series)
 		if len(tab.Rows) > 0 {
-			panel.Series = append(panel.Series, series...)
-			if ref := slopeOneGuide(series); ref != nil {
-				panel.Series = append(panel.Series, *ref)
-			}
-			fig.Panels = append(fig.Panels, panel)
+			fig.Panels = append(fig.Panels, scalingPanel(ax.name, series))
 			if len(fig.Panels) == 1 {
 				env.Figure("time", fig)
 			}
@@ -251,6 +193,84 @@ func runScaling(ctx context.Context, env *Env, res *ScalingResult, bags, feature
 		}
 	}
 	return nil
+}
+
+// runScalingAxis times reps fits per size of ax and beta path, adding a
+// point to ax.pts, a row to tab and to series[i] for paths[i] each; it
+// stops at the first error or at Ctrl-C.
+func runScalingAxis(ctx context.Context, env *Env, ax scalingAxis, paths []mil.BetaSolver, opt mil.Options, reps int,
+	prog *Progress, tab *Table, series []svgplot.Series) error {
+	for _, n := range ax.sizes {
+		cfg := ax.cfg(n)
+		cfg.Seed = env.Seed
+		d, _, err := mil.Synthetic(cfg)
+		if err != nil {
+			return err
+		}
+		for i, path := range paths {
+			opt.Beta = path
+			var secs, setup, inner []float64
+			for range reps {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				prog.Running(fmt.Sprintf("%s=%d %v", ax.name, n, path))
+				m, err := mil.Fit(ctx, d, opt)
+				if err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					return fmt.Errorf("%s=%d, %v: %w", ax.name, n, path, err)
+				}
+				r := m.Result()
+				secs = append(secs, r.Time.Total.Seconds())
+				setup = append(setup, r.Time.Setup.Seconds())
+				inner = append(inner, float64(r.InnerIterations))
+				prog.Done(1)
+			}
+			pt := ScalingPoint{Path: path.String(), Bags: cfg.Bags, Features: cfg.Features, Instances: d.NumInstances(),
+				Seconds: Summarize(secs), SetupSeconds: Summarize(setup), InnerIters: Summarize(inner).Median}
+			*ax.pts = append(*ax.pts, pt)
+			series[i].X = append(series[i].X, float64(n))
+			series[i].Y = append(series[i].Y, pt.Seconds.Median)
+			series[i].Lo = append(series[i].Lo, pt.Seconds.Min)
+			series[i].Hi = append(series[i].Hi, pt.Seconds.Max)
+			tab.Add(strconv.Itoa(n), strconv.Itoa(pt.Instances), pt.Path, FmtNs(pt.Seconds.Median*1e9),
+				fmt.Sprintf("%.0f%%", pt.Seconds.Spread()), FmtNs(pt.SetupSeconds.Median*1e9), FmtSig(pt.InnerIters, 3),
+				FmtNs(pt.Seconds.Median*1e9/float64(n)))
+		}
+	}
+	return nil
+}
+
+// scalingSlopes fits the log-log slope of each path's series over the
+// named axis, recording it in res, in tab's note and in the series' name.
+func scalingSlopes(res *ScalingResult, name string, paths []mil.BetaSolver, tab *Table, series []svgplot.Series) {
+	var notes []string
+	for i, p := range paths {
+		if s, ok := logLogSlope(series[i].X, series[i].Y); ok {
+			res.Slopes = append(res.Slopes, ScalingSlope{Sweep: name, Path: p.String(), Slope: s})
+			notes = append(notes, fmt.Sprintf("%s %.2f", p, s))
+			series[i].Name = fmt.Sprintf("%s (slope %.2f)", p, s)
+		}
+	}
+	if len(notes) > 0 {
+		tab.Note = "Fitted log-log slope of the median fit time against the number of " + name + ": " + strings.Join(notes, ", ") +
+			" (1 = linear)."
+	}
+}
+
+// scalingPanel is the figure's panel of the named axis: the series and a
+// slope-1 guide, on log-log axes.
+func scalingPanel(name string, series []svgplot.Series) svgplot.Plot {
+	panel := svgplot.Plot{Title: "time vs " + name, Legend: svgplot.LegendTopLeft,
+		X: svgplot.Axis{Label: "number of " + name, Scale: svgplot.Log10},
+		Y: svgplot.Axis{Label: "fit time (s)", Scale: svgplot.Log10}}
+	panel.Series = append(panel.Series, series...)
+	if ref := slopeOneGuide(series); ref != nil {
+		panel.Series = append(panel.Series, *ref)
+	}
+	return panel
 }
 
 // logLogSlope returns the least-squares slope of log y against log x, or
