@@ -183,99 +183,116 @@ type OnebitSpeedRow struct {
 	Coordinate      bool    `json:"coordinate"`
 }
 
+// onebitArgs holds the onebit command's flag values and what its check
+// parses from them.
+type onebitArgs struct {
+	gridN, gridSeeds, recN, recSeeds, scaleSeeds, speedN, workers int
+	gridM, gridK, recFams, recFlips, recRatios, scaleN            string
+	lambda                                                        float64
+
+	ms, ks, scaleNs []int
+	ratios, flips   []float64
+	fams            []recFamily
+}
+
 func onebitFlags(fs *FlagSet) RunFunc {
-	gridN := fs.Int("grid-n", 512, "signal length `N` of the grid (the paper's 512)")
-	gridM := fs.String("grid-m", "50,100,150,200,250,300,350,400,450,500", "comma-separated, increasing measurement counts `M` of the grid")
-	gridK := fs.String("grid-k", "16,32,48,64", "comma-separated, increasing sparsities `K` of the grid (one panel each)")
-	gridSeeds := fs.Int("grid-seeds", 3, "instances per grid cell (objectives and times are means); 0 skips the grid")
-	lambda := fs.Float64("lambda", 0.01, "the grid's `lambda` (the paper's 0.01)")
-	recN := fs.Int("rec-n", 1000, "signal length `N` of the recovery protocol")
-	recFams := fs.String("rec-families", "gauss/10,rademacher/20", "comma-separated instance `families` of the recovery protocol, each name/K: gauss (onebit.Generate) or rademacher (an independent generator)")
-	recFlips := fs.String("rec-flips", "0,0.03,0.1", "comma-separated, increasing fractions of flipped signs of the recovery protocol")
-	recRatios := fs.String("rec-ratios", "0.25,0.5,1,1.5,2", "comma-separated, increasing `ratios` M/N of the recovery protocol")
-	recSeeds := fs.Int("rec-seeds", 50, "instances per ratio; 0 skips the recovery protocol")
-	scaleN := fs.String("scale-n", "250,500,1000,2000,4000", "comma-separated, increasing `N` (= M, K = 10) of the scaling of Recover and BIHT")
-	scaleSeeds := fs.Int("scale-seeds", 3, "instances per N of the scaling; 0 skips it")
-	speedN := fs.Int("speed-n", 1000, "N = M of the speed measurement; 0 skips it")
-	workers := fs.Int("workers", 1, "instances solved in parallel (times are per solve, so >1 inflates them on a busy machine)")
-	var ms, ks, scaleNs []int
-	var ratios, flips []float64
-	var fams []recFamily
-	fs.Check(func() (err error) {
-		if fams, err = parseFamilies(*recFams); err != nil {
-			return fmt.Errorf("-rec-families: %w", err)
+	a := &onebitArgs{}
+	fs.IntVar(&a.gridN, "grid-n", 512, "signal length `N` of the grid (the paper's 512)")
+	fs.StringVar(&a.gridM, "grid-m", "50,100,150,200,250,300,350,400,450,500", "comma-separated, increasing measurement counts `M` of the grid")
+	fs.StringVar(&a.gridK, "grid-k", "16,32,48,64", "comma-separated, increasing sparsities `K` of the grid (one panel each)")
+	fs.IntVar(&a.gridSeeds, "grid-seeds", 3, "instances per grid cell (objectives and times are means); 0 skips the grid")
+	fs.Float64Var(&a.lambda, "lambda", 0.01, "the grid's `lambda` (the paper's 0.01)")
+	fs.IntVar(&a.recN, "rec-n", 1000, "signal length `N` of the recovery protocol")
+	fs.StringVar(&a.recFams, "rec-families", "gauss/10,rademacher/20", "comma-separated instance `families` of the recovery protocol, each name/K: gauss (onebit.Generate) or rademacher (an independent generator)")
+	fs.StringVar(&a.recFlips, "rec-flips", "0,0.03,0.1", "comma-separated, increasing fractions of flipped signs of the recovery protocol")
+	fs.StringVar(&a.recRatios, "rec-ratios", "0.25,0.5,1,1.5,2", "comma-separated, increasing `ratios` M/N of the recovery protocol")
+	fs.IntVar(&a.recSeeds, "rec-seeds", 50, "instances per ratio; 0 skips the recovery protocol")
+	fs.StringVar(&a.scaleN, "scale-n", "250,500,1000,2000,4000", "comma-separated, increasing `N` (= M, K = 10) of the scaling of Recover and BIHT")
+	fs.IntVar(&a.scaleSeeds, "scale-seeds", 3, "instances per N of the scaling; 0 skips it")
+	fs.IntVar(&a.speedN, "speed-n", 1000, "N = M of the speed measurement; 0 skips it")
+	fs.IntVar(&a.workers, "workers", 1, "instances solved in parallel (times are per solve, so >1 inflates them on a busy machine)")
+	fs.Check(a.check)
+	return a.run
+}
+
+// check parses the lists and checks every value.
+func (a *onebitArgs) check() (err error) {
+	if a.fams, err = parseFamilies(a.recFams); err != nil {
+		return fmt.Errorf("-rec-families: %w", err)
+	}
+	if a.flips, err = parseFlips(a.recFlips); err != nil {
+		return fmt.Errorf("-rec-flips: %w", err)
+	}
+	if a.scaleNs, err = parseInts(a.scaleN); err != nil {
+		return fmt.Errorf("-scale-n: %w", err)
+	}
+	for _, f := range a.fams {
+		if f.k > a.recN {
+			return fmt.Errorf("-rec-families %s: K = %d above -rec-n %d", a.recFams, f.k, a.recN)
 		}
-		if flips, err = parseFlips(*recFlips); err != nil {
-			return fmt.Errorf("-rec-flips: %w", err)
+	}
+	if a.ms, a.ks, err = parseGrid("-grid-", a.gridN, a.gridM, a.gridK); err != nil {
+		return err
+	}
+	if a.ratios, err = parseRatios(a.recRatios); err != nil {
+		return fmt.Errorf("-rec-ratios: %w", err)
+	}
+	switch {
+	case a.recN < 1:
+		return fmt.Errorf("-rec-n %d: want >= 1", a.recN)
+	case len(a.scaleNs) > 0 && a.scaleNs[0] < 10:
+		return fmt.Errorf("-scale-n %s: want every N >= 10 (K = 10)", a.scaleN)
+	case a.gridSeeds < 0 || a.recSeeds < 0 || a.speedN < 0 || a.scaleSeeds < 0 || a.workers < 1:
+		return errors.New("-grid-seeds, -rec-seeds, -scale-seeds and -speed-n must be >= 0, -workers >= 1")
+	case !(a.lambda > 0) || math.IsInf(a.lambda, 0):
+		return fmt.Errorf("-lambda %g: want finite and > 0", a.lambda)
+	}
+	return nil
+}
+
+// run runs the parts not skipped: the grid, the recovery protocol, the
+// scaling and the speed measurement.
+func (a *onebitArgs) run(ctx context.Context, env *Env) error {
+	res := &OnebitResult{}
+	env.Results(res)
+	if a.gridSeeds > 0 {
+		g := &OnebitGrid{N: a.gridN, Lambda: a.lambda, Seeds: a.gridSeeds, Ks: a.ks, Ms: a.ms}
+		res.Grid = g
+		err := runOnebitGrid(ctx, env, g, a.workers)
+		gridSummary(env, g) // also after Ctrl-C, over the finished cells
+		if len(g.Cells) > 0 {
+			env.Figure("objective", gridFigure(g))
 		}
-		if scaleNs, err = parseInts(*scaleN); err != nil {
-			return fmt.Errorf("-scale-n: %w", err)
-		}
-		for _, f := range fams {
-			if f.k > *recN {
-				return fmt.Errorf("-rec-families %s: K = %d above -rec-n %d", *recFams, f.k, *recN)
-			}
-		}
-		if ms, ks, err = parseGrid("-grid-", *gridN, *gridM, *gridK); err != nil {
+		if err != nil {
 			return err
 		}
-		if ratios, err = parseRatios(*recRatios); err != nil {
-			return fmt.Errorf("-rec-ratios: %w", err)
-		}
-		switch {
-		case *recN < 1:
-			return fmt.Errorf("-rec-n %d: want >= 1", *recN)
-		case len(scaleNs) > 0 && scaleNs[0] < 10:
-			return fmt.Errorf("-scale-n %s: want every N >= 10 (K = 10)", *scaleN)
-		case *gridSeeds < 0 || *recSeeds < 0 || *speedN < 0 || *scaleSeeds < 0 || *workers < 1:
-			return errors.New("-grid-seeds, -rec-seeds, -scale-seeds and -speed-n must be >= 0, -workers >= 1")
-		case !(*lambda > 0) || math.IsInf(*lambda, 0):
-			return fmt.Errorf("-lambda %g: want finite and > 0", *lambda)
-		}
-		return nil
-	})
-	return func(ctx context.Context, env *Env) error {
-		res := &OnebitResult{}
-		env.Results(res)
-		if *gridSeeds > 0 {
-			g := &OnebitGrid{N: *gridN, Lambda: *lambda, Seeds: *gridSeeds, Ks: ks, Ms: ms}
-			res.Grid = g
-			err := runOnebitGrid(ctx, env, g, *workers)
-			gridSummary(env, g) // also after Ctrl-C, over the finished cells
-			if len(g.Cells) > 0 {
-				env.Figure("objective", gridFigure(g))
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if *recSeeds > 0 {
-			r := &OnebitRecovery{N: *recN, Seeds: *recSeeds, Ratios: ratios}
-			res.Recovery = r
-			err := runOnebitRecovery(ctx, env, r, fams, flips, *workers)
-			if len(r.Settings) > 0 && len(r.Settings[0].Points) > 0 {
-				env.Figure("recovery", recoveryFigure(r))
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if *scaleSeeds > 0 && len(scaleNs) > 0 {
-			sc := &OnebitScaling{K: 10, Seeds: *scaleSeeds}
-			res.Scaling = sc
-			if err := runOnebitScaling(ctx, env, sc, scaleNs, *workers); err != nil {
-				return err
-			}
-		}
-		if *speedN > 0 {
-			sp, err := runOnebitSpeed(ctx, env, *speedN)
-			if err != nil {
-				return err
-			}
-			res.Speed = sp
-		}
-		return nil
 	}
+	if a.recSeeds > 0 {
+		r := &OnebitRecovery{N: a.recN, Seeds: a.recSeeds, Ratios: a.ratios}
+		res.Recovery = r
+		err := runOnebitRecovery(ctx, env, r, a.fams, a.flips, a.workers)
+		if len(r.Settings) > 0 && len(r.Settings[0].Points) > 0 {
+			env.Figure("recovery", recoveryFigure(r))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if a.scaleSeeds > 0 && len(a.scaleNs) > 0 {
+		sc := &OnebitScaling{K: 10, Seeds: a.scaleSeeds}
+		res.Scaling = sc
+		if err := runOnebitScaling(ctx, env, sc, a.scaleNs, a.workers); err != nil {
+			return err
+		}
+	}
+	if a.speedN > 0 {
+		sp, err := runOnebitSpeed(ctx, env, a.speedN)
+		if err != nil {
+			return err
+		}
+		res.Speed = sp
+	}
+	return nil
 }
 
 // parseGrid reads the M and K lists of a grid of instances of length n,
