@@ -131,6 +131,9 @@ func TestUsageAndErrors(t *testing.T) {
 	assert.Equal(t, exitOK, code)
 	for _, c := range commandTable {
 		assert.Contains(t, out, "\n  "+c.Name+" ", "help lists every command")
+		code, _, errs := runBench(ctx, c.Name, "-h")
+		assert.Equal(t, exitOK, code, "%s -h", c.Name)
+		assert.Contains(t, errs, "usage: go run ./bench "+c.Name, "%s -h", c.Name)
 	}
 	assert.Contains(t, out, "-svg")
 	code, _, errs = runBench(ctx, "help", "compare")
