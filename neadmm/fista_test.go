@@ -71,8 +71,9 @@ func (l *lasso) objective(x []float64) float64 {
 // frobenius2 is ||A||_F^2 >= ||A||_2^2, a valid Lipschitz constant.
 func (l *lasso) frobenius2() float64 { return vec.Dot(l.a, l.a) }
 
-// coordinateDescent solves the lasso to high accuracy (the reference).
-func (l *lasso) coordinateDescent(sweeps int) []float64 {
+// coordinateDescent solves the lasso to high accuracy (the reference) by
+// the given number of passes over the coordinates.
+func (l *lasso) coordinateDescent(passes int) []float64 {
 	x := make([]float64, l.cols)
 	col := make([]float64, l.rows)
 	norms := make([]float64, l.cols)
@@ -83,7 +84,7 @@ func (l *lasso) coordinateDescent(sweeps int) []float64 {
 			norms[j] += l.a[i*l.cols+j] * l.a[i*l.cols+j]
 		}
 	}
-	for range sweeps {
+	for range passes {
 		for j := range x {
 			for i := range col {
 				col[i] = l.a[i*l.cols+j]
