@@ -48,3 +48,17 @@ func badInput(format string, args ...any) error {
 func tooLarge(format string, args ...any) error {
 	return &inputError{msg: "mil: " + fmt.Sprintf(format, args...), kinds: tooLargeKinds}
 }
+
+// oneClassError is Fit's error for training bags of a single class. It
+// matches ErrOneClass and ErrBadInput under errors.Is, but says what went
+// wrong for a fit rather than ErrOneClass's "metric undefined".
+type oneClassError struct {
+	bags  int
+	label float64
+}
+
+func (e oneClassError) Error() string {
+	return fmt.Sprintf("mil: Fit: all %d training bags have label %v; a fit needs bags of both classes", e.bags, e.label)
+}
+
+func (e oneClassError) Is(target error) bool { return target == ErrOneClass || target == ErrBadInput }

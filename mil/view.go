@@ -344,6 +344,18 @@ func (v *xview) penaltyScale() float64 {
 	return 1
 }
 
+// copyCheckCells is how many values copyData copies between checks of its
+// context: well under a millisecond of work.
+const copyCheckCells = 1 << 16
+
+// ctxErr returns ctx's error wrapped for Fit, or nil.
+func ctxErr(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("mil: Fit: %w", err)
+	}
+	return nil
+}
+
 // copyData returns d's features transformed by v in one contiguous block
 // of d's storage kind (the copy path of Fit), checking ctx every
 // copyCheckCells values, with the cost of a product with it as BetaAuto

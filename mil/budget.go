@@ -1,0 +1,63 @@
+package mil
+
+import "fmt"
+
+// Fit's memory accounting: estimates of what a fit allocates, in bytes,
+// checked against Options.MaxBytes before the allocation they bound (see
+// checkFit, summarize, prepared.standardize and prepared.oneBlock) and
+// reported as FitResult.Bytes.
+
+// checkBytes returns the error for an estimate need above opt.MaxBytes.
+func checkBytes(d *Dataset, opt *Options, need float64) error {
+	if need > float64(opt.MaxBytes) {
+		return fmt.Errorf("%w: %w: Fit: %d bags, %d instances, %d features need about %.3g bytes (Gram matrix, work vectors%s); Options.MaxBytes = %d (raise it to allow this)",
+			ErrBadInput, ErrTooLarge, d.NumBags(), d.NumInstances(), d.NumFeatures(), need, map[bool]string{true: ", a copy of the features"}[need > fitBytes(d, opt)], opt.MaxBytes)
+	}
+	return nil
+}
+
+// fitBytes estimates what Fit allocates for d (in float64, which cannot
+// overflow for any dataset size), scaling folded into the products (no
+// copy of the features): the Gram matrix when the beta-update may use it,
+// the column statistics, the view's and FISTA's vectors over the features,
+// and the vectors over the instances and bags. A fit that copies the
+// features (see prepare) adds copyBytes, checked once it knows.
+func fitBytes(d *Dataset, opt *Options) float64 {
+	ni, nb, nf := float64(d.NumInstances()), float64(d.NumBags()), float64(d.NumFeatures())
+	gram := 0.0
+	if d1 := nf + 1; opt.Beta == BetaGram || (opt.Beta == BetaAuto && d1 <= gramMaxDim) {
+		gram = d1 * d1 * 8
+	}
+	return gram + 8*(32*(nf+1)+12*ni+10*nb)
+}
+
+// copyBytes estimates a copy of d's features (standardized, or in one
+// block).
+func copyBytes(d *Dataset) float64 {
+	if d.IsSparse() {
+		return float64(d.NNZ())*12 + float64(d.NumInstances()+1)*8
+	}
+	return float64(d.NumInstances()) * float64(d.NumFeatures()) * 8
+}
+
+// bytes returns Fit's estimate of what it allocated for pr (see fitBytes).
+func (pr *prepared) bytes(d *Dataset, opt *Options) float64 {
+	b := fitBytes(d, opt)
+	if pr.means != nil {
+		b += copyBytes(pr.means)
+		d = pr.means
+	}
+	if pr.x.d != d {
+		b += copyBytes(d)
+	}
+	return b
+}
+
+// meanBytes bounds the bag means' or maxima's storage (bagMeans,
+// bagMaxes): one row per bag, at most d's entries when sparse.
+func meanBytes(d *Dataset) float64 {
+	if d.IsSparse() {
+		return float64(d.NNZ())*12 + float64(d.NumBags()+1)*8
+	}
+	return float64(d.NumBags()) * float64(d.NumFeatures()) * 8
+}
