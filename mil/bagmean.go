@@ -48,85 +48,118 @@ func bagMeans(ctx context.Context, d *Dataset) (*Dataset, error) {
 	nb, cols := d.NumBags(), d.NumFeatures()
 	tk := ticker{ctx: ctx, left: ctxEvery}
 	m := &storage{rows: nb, cols: cols}
-	acc := make([]float64, cols)
-	half := make([]float64, cols)
-	shift := make([]float64, cols)
-	cnt := make([]int, cols)
-	var touched []int32
+	a := &meanAcc{
+		acc: make([]float64, cols), half: make([]float64, cols),
+		shift: make([]float64, cols), cnt: make([]int, cols),
+	}
 	if d.IsSparse() {
 		m.rowptr = make([]int, 1, nb+1)
 	} else {
 		m.dense = make([]float64, nb*cols)
 	}
 	for k := range nb {
-		lo, hi := d.bagPtr[k], d.bagPtr[k+1]
-		n := hi - lo
-		nf := float64(n)
-		src := d.bagSrc[k]
-		if !d.IsSparse() {
-			copy(shift, d.m.dense[src*cols:(src+1)*cols])
-		}
-		for r := src; r < src+n; r++ {
-			if d.IsSparse() {
-				p0, p1 := d.m.rowptr[r], d.m.rowptr[r+1]
-				if err := tk.tick(p1 - p0 + 1); err != nil {
-					return nil, err
-				}
-				for p := p0; p < p1; p++ {
-					j := d.m.colidx[p]
-					if cnt[j] == 0 {
-						touched = append(touched, j)
-						shift[j] = d.m.values[p]
-					}
-					cnt[j]++
-					v, s := d.m.values[p], shift[j]
-					acc[j] += (v - s) / nf
-					half[j] += (v/2 - s/2) / nf
-				}
-				continue
-			}
-			if err := tk.tick(cols + 1); err != nil {
-				return nil, err
-			}
-			for j, v := range d.m.dense[r*cols : (r+1)*cols] {
-				s := shift[j]
-				acc[j] += (v - s) / nf
-				half[j] += (v/2 - s/2) / nf
-			}
-		}
+		var err error
 		if d.IsSparse() {
-			slices.Sort(touched)
-			for _, j := range touched {
-				s := shift[j]
-				if cnt[j] < n {
-					// Zeros among the values: the shift is 0, and the
-					// entries were summed shifted by s.
-					acc[j] += float64(cnt[j]) * (s / nf) // cnt < n: no overflow
-					half[j] += float64(cnt[j]) * (s / 2 / nf)
-					s = 0
-				}
-				if v := meanOf(s, acc[j], half[j]); v != 0 {
-					m.colidx = append(m.colidx, j)
-					m.values = append(m.values, v)
-				}
-				acc[j], half[j], cnt[j] = 0, 0, 0
-			}
-			touched = touched[:0]
-			m.rowptr = append(m.rowptr, len(m.values))
-			continue
+			err = a.sparseBag(d, &tk, k, m)
+		} else {
+			err = a.denseBag(d, &tk, k, m.dense[k*cols:(k+1)*cols])
 		}
-		dst := m.dense[k*cols : (k+1)*cols]
-		for j := range dst {
-			dst[j] = meanOf(shift[j], acc[j], half[j])
+		if err != nil {
+			return nil, err
 		}
-		clear(acc)
-		clear(half)
 	}
-	bagPtr := make([]int, nb+1)
+	return perBag(m, d, "Fit (bag means)")
+}
+
+// meanAcc is bagMeans' scratch over the columns: per column, the shift s
+// of its mean (see bagMeans), the means of the differences from s (acc)
+// and of the halved differences (half), and for sparse data the entries
+// the bag stores (cnt) and the columns it touched.
+type meanAcc struct {
+	acc, half, shift []float64
+	cnt              []int
+	touched          []int32
+}
+
+// denseBag writes the mean of bag k of d (dense) to dst, ticking tk; it
+// leaves acc and half cleared.
+func (a *meanAcc) denseBag(d *Dataset, tk *ticker, k int, dst []float64) error {
+	cols := d.NumFeatures()
+	n := d.bagPtr[k+1] - d.bagPtr[k]
+	nf := float64(n)
+	src := d.bagSrc[k]
+	copy(a.shift, d.m.dense[src*cols:(src+1)*cols])
+	for r := src; r < src+n; r++ {
+		if err := tk.tick(cols + 1); err != nil {
+			return err
+		}
+		for j, v := range d.m.dense[r*cols : (r+1)*cols] {
+			s := a.shift[j]
+			a.acc[j] += (v - s) / nf
+			a.half[j] += (v/2 - s/2) / nf
+		}
+	}
+	for j := range dst {
+		dst[j] = meanOf(a.shift[j], a.acc[j], a.half[j])
+	}
+	clear(a.acc)
+	clear(a.half)
+	return nil
+}
+
+// sparseBag appends the mean of bag k of d (sparse) to m as a row, its
+// columns sorted and its zero means left out, ticking tk; it leaves acc,
+// half, cnt and touched cleared.
+func (a *meanAcc) sparseBag(d *Dataset, tk *ticker, k int, m *storage) error {
+	n := d.bagPtr[k+1] - d.bagPtr[k]
+	nf := float64(n)
+	src := d.bagSrc[k]
+	for r := src; r < src+n; r++ {
+		p0, p1 := d.m.rowptr[r], d.m.rowptr[r+1]
+		if err := tk.tick(p1 - p0 + 1); err != nil {
+			return err
+		}
+		for p := p0; p < p1; p++ {
+			j := d.m.colidx[p]
+			if a.cnt[j] == 0 {
+				a.touched = append(a.touched, j)
+				a.shift[j] = d.m.values[p]
+			}
+			a.cnt[j]++
+			v, s := d.m.values[p], a.shift[j]
+			a.acc[j] += (v - s) / nf
+			a.half[j] += (v/2 - s/2) / nf
+		}
+	}
+	slices.Sort(a.touched)
+	for _, j := range a.touched {
+		s := a.shift[j]
+		if a.cnt[j] < n {
+			// Zeros among the values: the shift is 0, and the
+			// entries were summed shifted by s.
+			a.acc[j] += float64(a.cnt[j]) * (s / nf) // cnt < n: no overflow
+			a.half[j] += float64(a.cnt[j]) * (s / 2 / nf)
+			s = 0
+		}
+		if v := meanOf(s, a.acc[j], a.half[j]); v != 0 {
+			m.colidx = append(m.colidx, j)
+			m.values = append(m.values, v)
+		}
+		a.acc[j], a.half[j], a.cnt[j] = 0, 0, 0
+	}
+	a.touched = a.touched[:0]
+	m.rowptr = append(m.rowptr, len(m.values))
+	return nil
+}
+
+// perBag returns the dataset of m, one row per bag of d, with d's labels
+// and bag ids; fn names it in the (unreachable) error.
+func perBag(m *storage, d *Dataset, fn string) (*Dataset, error) {
+	bagPtr := make([]int, d.NumBags()+1)
 	for k := range bagPtr {
 		bagPtr[k] = k
 	}
-	md, err := newDataset(m, bagPtr, slices.Clone(d.labels), "Fit (bag means)")
+	md, err := newDataset(m, bagPtr, slices.Clone(d.labels), fn)
 	if err != nil {
 		return nil, err // not reached: d's bags and labels are valid
 	}
@@ -189,16 +222,7 @@ func bagMaxes(ctx context.Context, d *Dataset) (*Dataset, error) {
 		}
 		m.rowptr = append(m.rowptr, len(m.values))
 	}
-	bagPtr := make([]int, nb+1)
-	for k := range bagPtr {
-		bagPtr[k] = k
-	}
-	md, err := newDataset(m, bagPtr, slices.Clone(d.labels), "Fit (bag maxima)")
-	if err != nil {
-		return nil, err // not reached: d's bags and labels are valid
-	}
-	md.bagIDs = d.bagIDs
-	return md, nil
+	return perBag(m, d, "Fit (bag maxima)")
 }
 
 // bagFeatureMax returns beta0 + sum_j beta_j max_i x_ij over the instances

@@ -268,19 +268,11 @@ func readCSV(r io.Reader, lim limits, size int64) (*Dataset, error) {
 		// as such rather than as whatever its first odd field looks like.
 		nf := bytes.Count(rest, []byte{','}) + 1
 		if b == nil {
-			if nf > lim.maxFeatures {
-				return nil, lr.tooLargef("%d features exceed the cap of %d (LoadOptions.MaxFeatures, default DefaultMaxFeatures)", nf, lim.maxFeatures)
+			var err error
+			if b, err = csvBuilder(lr, lim, size, len(line), nf); err != nil {
+				return nil, err
 			}
 			cols, firstLine = nf, lr.line
-			b = NewBuilder(cols)
-			b.denseCap = lim.maxDenseCells
-			if size > 0 {
-				// Lines are about as long as the first; every value takes
-				// at least 2 bytes, which bounds a wrong guess, and the
-				// dense cap bounds a huge file.
-				est := min(size/int64(len(line)+1)*int64(cols)*21/20+int64(cols), size/2, int64(lim.maxDenseCells))
-				b.dense = make([]float64, 0, est)
-			}
 		}
 		if nf != cols {
 			return nil, lr.errorf("%d fields, want %d (3 + %d features, as on line %d)", nf+3, cols+3, cols, firstLine)
@@ -294,27 +286,8 @@ func readCSV(r io.Reader, lim limits, size int64) (*Dataset, error) {
 			}
 			return nil, err
 		}
-		dense := b.denseRoom(cols) // else the row's non-zeros go to the sparse arrays
-		for j := 0; ; j++ {
-			f, tail, more := bytes.Cut(rest, []byte{','})
-			v, err := parseValue(lr, bytes.TrimSpace(f), "field", j+4)
-			if err != nil {
-				return nil, err
-			}
-			switch {
-			case dense:
-				if v != 0 {
-					b.nnz++
-				}
-				b.dense = append(b.dense, v)
-			case v != 0:
-				b.colidx = append(b.colidx, int32(j))
-				b.values = append(b.values, v)
-			}
-			if !more {
-				break
-			}
-			rest = tail
+		if err := csvFields(lr, b, cols, rest); err != nil {
+			return nil, err
 		}
 		b.commit(k, inst)
 	}
@@ -325,6 +298,53 @@ func readCSV(r io.Reader, lim limits, size int64) (*Dataset, error) {
 		return nil, ErrNoInstances
 	}
 	return b.build(lim)
+}
+
+// csvBuilder returns the Builder of a CSV input whose first line, of
+// lineLen bytes, has nf features: nf within lim.maxFeatures, and its dense
+// array sized from the input size when known (size > 0).
+func csvBuilder(lr *lineReader, lim limits, size int64, lineLen, nf int) (*Builder, error) {
+	if nf > lim.maxFeatures {
+		return nil, lr.tooLargef("%d features exceed the cap of %d (LoadOptions.MaxFeatures, default DefaultMaxFeatures)", nf, lim.maxFeatures)
+	}
+	b := NewBuilder(nf)
+	b.denseCap = lim.maxDenseCells
+	if size > 0 {
+		// Lines are about as long as the first; every value takes
+		// at least 2 bytes, which bounds a wrong guess, and the
+		// dense cap bounds a huge file.
+		est := min(size/int64(lineLen+1)*int64(nf)*21/20+int64(nf), size/2, int64(lim.maxDenseCells))
+		b.dense = make([]float64, 0, est)
+	}
+	return b, nil
+}
+
+// csvFields parses the cols comma-separated feature fields of one CSV line
+// (rest, counted by the caller) into b's row under construction: dense
+// while b has room, else its non-zeros into the sparse arrays.
+func csvFields(lr *lineReader, b *Builder, cols int, rest []byte) error {
+	dense := b.denseRoom(cols) // else the row's non-zeros go to the sparse arrays
+	for j := 0; ; j++ {
+		f, tail, more := bytes.Cut(rest, []byte{','})
+		v, err := parseValue(lr, bytes.TrimSpace(f), "field", j+4)
+		if err != nil {
+			return err
+		}
+		switch {
+		case dense:
+			if v != 0 {
+				b.nnz++
+			}
+			b.dense = append(b.dense, v)
+		case v != 0:
+			b.colidx = append(b.colidx, int32(j))
+			b.values = append(b.values, v)
+		}
+		if !more {
+			return nil
+		}
+		rest = tail
+	}
 }
 
 // ReadSparse reads the sparse multi-instance text format: lines starting
@@ -365,6 +385,7 @@ func ReadSparse(r io.Reader, opt *LoadOptions) (*Dataset, error) {
 	return readSparse(r, lim)
 }
 
+// readSparse is ReadSparse with the options resolved.
 func readSparse(r io.Reader, lim limits) (*Dataset, error) {
 	lr := newLineReader(r, lim.maxLine)
 	b := NewBuilder(0)
@@ -380,23 +401,9 @@ func readSparse(r io.Reader, lim limits) (*Dataset, error) {
 			break
 		}
 		if line[0] == '#' {
-			d, isHeader, err := parseHeader(lr, line)
-			if err != nil {
+			if err := sparseComment(lr, b, lim, line, &headerLine, bagLine); err != nil {
 				return nil, err
 			}
-			if !isHeader {
-				continue
-			}
-			if b.n > 0 {
-				return nil, lr.errorf("# features: header after the first instance (line %d)", bagLine[0])
-			}
-			if headerLine > 0 && d != b.cols {
-				return nil, lr.errorf("# features: %d contradicts %d on line %d", d, b.cols, headerLine)
-			}
-			if d > lim.maxFeatures {
-				return nil, lr.tooLargef("# features: %s exceeds the cap of %d (LoadOptions.MaxFeatures, default DefaultMaxFeatures)", indexText(d), lim.maxFeatures)
-			}
-			b.cols, headerLine = d, lr.line
 			continue
 		}
 		head, rest := nextToken(line)
@@ -409,37 +416,8 @@ func readSparse(r io.Reader, lim limits) (*Dataset, error) {
 		if err != nil {
 			return nil, err
 		}
-		prev := 0
-		for len(rest) > 0 {
-			var tok []byte
-			tok, rest = nextToken(rest)
-			js, vs, ok := bytes.Cut(tok, []byte{':'})
-			if !ok {
-				return nil, lr.errorf("feature %q, want index:value", tok)
-			}
-			j, ok := parseIndex(js)
-			if !ok {
-				return nil, lr.errorf("feature index %q is not a positive integer", js)
-			}
-			if b.cols > 0 && j > b.cols {
-				return nil, lr.errorf("feature index %d out of range 1..%d", j, b.cols)
-			}
-			if j > lim.maxFeatures {
-				return nil, lr.tooLargef("feature index %s exceeds the cap of %d features (LoadOptions.MaxFeatures, default DefaultMaxFeatures)", indexText(j), lim.maxFeatures)
-			}
-			if j <= prev {
-				return nil, lr.errorf("feature index %d not greater than previous index %d", j, prev)
-			}
-			prev = j
-			v, err := parseValue(lr, vs, "feature", j)
-			if err != nil {
-				return nil, err
-			}
-			if v != 0 {
-				b.colidx = append(b.colidx, int32(j-1))
-				b.values = append(b.values, v)
-				b.maxCol = max(b.maxCol, j-1)
-			}
+		if err := sparseFeatures(lr, b, lim, rest); err != nil {
+			return nil, err
 		}
 		b.commit(k, inst)
 	}
@@ -453,6 +431,70 @@ func readSparse(r io.Reader, lim limits) (*Dataset, error) {
 		return nil, badInput("no # features: header and no non-zero feature: number of features unknown")
 	}
 	return b.build(lim)
+}
+
+// sparseComment handles a comment line of the sparse format: a
+// `# features: D` header sets b.cols (before the first instance, within
+// lim.maxFeatures, agreeing with an earlier header on line *headerLine,
+// which it updates); a header spelled another way is an error (see
+// parseHeader); other comments are skipped. bagLine[0] is the line of the
+// first instance, if any.
+func sparseComment(lr *lineReader, b *Builder, lim limits, line []byte, headerLine *int, bagLine []int) error {
+	d, isHeader, err := parseHeader(lr, line)
+	if err != nil || !isHeader {
+		return err
+	}
+	if b.n > 0 {
+		return lr.errorf("# features: header after the first instance (line %d)", bagLine[0])
+	}
+	if *headerLine > 0 && d != b.cols {
+		return lr.errorf("# features: %d contradicts %d on line %d", d, b.cols, *headerLine)
+	}
+	if d > lim.maxFeatures {
+		return lr.tooLargef("# features: %s exceeds the cap of %d (LoadOptions.MaxFeatures, default DefaultMaxFeatures)", indexText(d), lim.maxFeatures)
+	}
+	b.cols, *headerLine = d, lr.line
+	return nil
+}
+
+// sparseFeatures parses the j:v tokens of one line of the sparse format
+// (rest, after its first token) into b's row under construction: indices
+// positive, increasing, within b.cols (when known) and lim.maxFeatures;
+// values finite, zeros dropped.
+func sparseFeatures(lr *lineReader, b *Builder, lim limits, rest []byte) error {
+	prev := 0
+	for len(rest) > 0 {
+		var tok []byte
+		tok, rest = nextToken(rest)
+		js, vs, ok := bytes.Cut(tok, []byte{':'})
+		if !ok {
+			return lr.errorf("feature %q, want index:value", tok)
+		}
+		j, ok := parseIndex(js)
+		if !ok {
+			return lr.errorf("feature index %q is not a positive integer", js)
+		}
+		if b.cols > 0 && j > b.cols {
+			return lr.errorf("feature index %d out of range 1..%d", j, b.cols)
+		}
+		if j > lim.maxFeatures {
+			return lr.tooLargef("feature index %s exceeds the cap of %d features (LoadOptions.MaxFeatures, default DefaultMaxFeatures)", indexText(j), lim.maxFeatures)
+		}
+		if j <= prev {
+			return lr.errorf("feature index %d not greater than previous index %d", j, prev)
+		}
+		prev = j
+		v, err := parseValue(lr, vs, "feature", j)
+		if err != nil {
+			return err
+		}
+		if v != 0 {
+			b.colidx = append(b.colidx, int32(j-1))
+			b.values = append(b.values, v)
+			b.maxCol = max(b.maxCol, j-1)
+		}
+	}
+	return nil
 }
 
 // parseHeader recognises `# features: D` (spaces optional). A comment that

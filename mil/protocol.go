@@ -81,78 +81,102 @@ func (p Protocol) Splits(labels []float64) ([]Split, error) {
 		}
 		cls[int(y)] = append(cls[int(y)], i)
 	}
+	ns, err := p.checkSplits(cls, len(labels))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Split, 0, int(ns))
+	fold := make([]int, len(labels)) // fold (or 1 = test, 0 = train) of each bag
+	for rep := range p.Repeats {
+		p.deal(rand.New(rand.NewPCG(p.Seed, uint64(rep))), cls, fold)
+		out = appendSplits(out, rep, p.Folds, fold)
+	}
+	return out, nil
+}
+
+// checkSplits checks p against the classes cls of n bags (see Splits) and
+// returns the number of splits, Repeats*max(Folds, 1).
+func (p Protocol) checkSplits(cls [2][]int, n int) (float64, error) {
 	if p.Repeats < 1 {
-		return nil, fmt.Errorf("%w: Splits: Repeats = %d, want >= 1", ErrBadInput, p.Repeats)
+		return 0, fmt.Errorf("%w: Splits: Repeats = %d, want >= 1", ErrBadInput, p.Repeats)
 	}
 	minClass := min(len(cls[0]), len(cls[1]))
 	switch {
 	case p.Folds < 0 || p.Folds == 1:
-		return nil, fmt.Errorf("%w: Splits: Folds = %d, want >= 2 (or 0 for a holdout)", ErrBadInput, p.Folds)
+		return 0, fmt.Errorf("%w: Splits: Folds = %d, want >= 2 (or 0 for a holdout)", ErrBadInput, p.Folds)
 	case p.Folds > minClass:
-		return nil, fmt.Errorf("%w: Splits: %d folds but a class has only %d bags", ErrBadInput, p.Folds, minClass)
+		return 0, fmt.Errorf("%w: Splits: %d folds but a class has only %d bags", ErrBadInput, p.Folds, minClass)
 	case p.Folds == 0:
 		for c := range cls {
 			nt := int(math.Round(p.TestFraction * float64(len(cls[c]))))
 			if !(p.TestFraction > 0 && p.TestFraction < 1) || nt < 1 || nt >= len(cls[c]) {
-				return nil, fmt.Errorf("%w: Splits: TestFraction %v leaves class %d (%d bags) without a training or test bag", ErrBadInput, p.TestFraction, c, len(cls[c]))
+				return 0, fmt.Errorf("%w: Splits: TestFraction %v leaves class %d (%d bags) without a training or test bag", ErrBadInput, p.TestFraction, c, len(cls[c]))
 			}
 		}
 	}
 	// The splits are built in full, so their number and size are capped
 	// before anything is allocated (float64: the product cannot overflow).
 	ns := float64(p.Repeats) * float64(max(p.Folds, 1))
-	if ns > MaxSplits || ns*float64(len(labels)) > MaxSplitIndices {
-		return nil, fmt.Errorf("%w: Splits: %d repeats x %d folds of %d bags is %.0f splits and %.0f bag indices; the caps are MaxSplits = %d and MaxSplitIndices = %d",
-			ErrBadInput, p.Repeats, max(p.Folds, 1), len(labels), ns, ns*float64(len(labels)), MaxSplits, MaxSplitIndices)
+	if ns > MaxSplits || ns*float64(n) > MaxSplitIndices {
+		return 0, fmt.Errorf("%w: Splits: %d repeats x %d folds of %d bags is %.0f splits and %.0f bag indices; the caps are MaxSplits = %d and MaxSplitIndices = %d",
+			ErrBadInput, p.Repeats, max(p.Folds, 1), n, ns, ns*float64(n), MaxSplits, MaxSplitIndices)
 	}
-	out := make([]Split, 0, int(ns))
-	fold := make([]int, len(labels)) // fold (or 1 = test, 0 = train) of each bag
-	for rep := range p.Repeats {
-		rng := rand.New(rand.NewPCG(p.Seed, uint64(rep)))
-		pos := 0 // round-robin counter across both classes keeps sizes balanced
-		for c := range cls {
-			idx := append([]int(nil), cls[c]...)
-			rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
-			if p.Folds == 0 {
-				nt := int(math.Round(p.TestFraction * float64(len(idx))))
-				for i, b := range idx {
-					fold[b] = 0
-					if i < nt {
-						fold[b] = 1
-					}
-				}
-				continue
-			}
-			for _, b := range idx {
-				fold[b] = pos % p.Folds
-				pos++
-			}
-		}
+	return ns, nil
+}
+
+// deal shuffles each class with rng and sets fold[b] for every bag: its
+// fold, dealt round-robin across both classes, or for a holdout 1 for
+// the test bags (the first TestFraction of each shuffled class) and 0 for
+// the others.
+func (p Protocol) deal(rng *rand.Rand, cls [2][]int, fold []int) {
+	pos := 0 // round-robin counter across both classes keeps sizes balanced
+	for c := range cls {
+		idx := append([]int(nil), cls[c]...)
+		rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
 		if p.Folds == 0 {
-			s := Split{Repeat: rep}
-			for b, f := range fold {
-				if f == 1 {
-					s.Test = append(s.Test, b)
-				} else {
-					s.Train = append(s.Train, b)
+			nt := int(math.Round(p.TestFraction * float64(len(idx))))
+			for i, b := range idx {
+				fold[b] = 0
+				if i < nt {
+					fold[b] = 1
 				}
 			}
-			out = append(out, s)
 			continue
 		}
-		for f := range p.Folds {
-			s := Split{Repeat: rep, Fold: f}
-			for b, fb := range fold {
-				if fb == f {
-					s.Test = append(s.Test, b)
-				} else {
-					s.Train = append(s.Train, b)
-				}
-			}
-			out = append(out, s)
+		for _, b := range idx {
+			fold[b] = pos % p.Folds
+			pos++
 		}
 	}
-	return out, nil
+}
+
+// appendSplits appends repeat rep's splits of the assignment fold (see
+// deal) to out: one per fold, or for a holdout (folds = 0) one whose test
+// bags are those of fold 1.
+func appendSplits(out []Split, rep, folds int, fold []int) []Split {
+	if folds == 0 {
+		s := Split{Repeat: rep}
+		for b, f := range fold {
+			if f == 1 {
+				s.Test = append(s.Test, b)
+			} else {
+				s.Train = append(s.Train, b)
+			}
+		}
+		return append(out, s)
+	}
+	for f := range folds {
+		s := Split{Repeat: rep, Fold: f}
+		for b, fb := range fold {
+			if fb == f {
+				s.Test = append(s.Test, b)
+			} else {
+				s.Train = append(s.Train, b)
+			}
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // ScoreFunc fits a model on train and returns one score per bag of test

@@ -99,89 +99,21 @@ func fitColumns(ctx context.Context, train *Dataset) (*colStats, error) {
 		return nil, fmt.Errorf("mil: FitScaler: %w", err)
 	}
 	cols, n := train.NumFeatures(), train.NumInstances()
-	mean := make([]float64, cols)
-	ss := make([]float64, cols)
-	lo := make([]float64, cols)
-	hi := make([]float64, cols)
-	f := make([]float64, cols) // per column: the power of two scaling it
-	var nz []int               // sparse: stored entries per column; the rest are zeros
 	tk := ticker{ctx: ctx, left: ctxEvery}
 
 	// Pass 1: the range of each column.
-	var err error
-	if train.IsSparse() {
-		nz = make([]int, cols)
-		for j := range lo {
-			lo[j], hi[j] = math.Inf(1), math.Inf(-1)
-		}
-		err = train.eachSparseRow(&tk, func(c []int32, v []float64) {
-			for p, j := range c {
-				nz[j]++
-				lo[j], hi[j] = min(lo[j], v[p]), max(hi[j], v[p])
-			}
-		})
-		for j := range lo {
-			if nz[j] < n { // the column also holds implicit zeros
-				lo[j], hi[j] = min(lo[j], 0), max(hi[j], 0)
-			}
-		}
-	} else {
-		src := train.runs[0].src
-		copy(lo, train.m.dense[src*cols:(src+1)*cols])
-		copy(hi, lo)
-		err = train.eachDenseRow(&tk, func(x []float64) {
-			for j, v := range x {
-				lo[j], hi[j] = min(lo[j], v), max(hi[j], v)
-			}
-		})
-	}
+	lo, hi, nz, err := columnRanges(train, &tk)
 	if err != nil {
 		return nil, fmt.Errorf("mil: FitScaler: %w", err)
 	}
+	f := make([]float64, cols) // per column: the power of two scaling it
 	for j := range f {
 		f[j] = scaleFactor(max(-lo[j], hi[j]))
 	}
 
 	// Passes 2 and 3: mean, then the sum of squared deviations, of the
 	// scaled values.
-	if train.IsSparse() {
-		err = train.eachSparseRow(&tk, func(c []int32, v []float64) {
-			for p, j := range c {
-				mean[j] += v[p] * f[j]
-			}
-		})
-		for j := range mean {
-			mean[j] /= float64(n)
-		}
-		if err == nil {
-			err = train.eachSparseRow(&tk, func(c []int32, v []float64) {
-				for p, j := range c {
-					dv := v[p]*f[j] - mean[j]
-					ss[j] += dv * dv
-				}
-			})
-		}
-		for j := range ss {
-			ss[j] += float64(n-nz[j]) * mean[j] * mean[j]
-		}
-	} else {
-		err = train.eachDenseRow(&tk, func(x []float64) {
-			for j, v := range x {
-				mean[j] += v * f[j]
-			}
-		})
-		for j := range mean {
-			mean[j] /= float64(n)
-		}
-		if err == nil {
-			err = train.eachDenseRow(&tk, func(x []float64) {
-				for j, v := range x {
-					dv := v*f[j] - mean[j]
-					ss[j] += dv * dv
-				}
-			})
-		}
-	}
+	mean, ss, err := scaledMoments(train, &tk, f, nz)
 	if err != nil {
 		return nil, fmt.Errorf("mil: FitScaler: %w", err)
 	}
@@ -205,6 +137,90 @@ func fitColumns(ctx context.Context, train *Dataset) (*colStats, error) {
 		st.mean[j], st.sd[j], st.amax[j] = mu, sd, amax
 	}
 	return st, nil
+}
+
+// columnRanges returns the smallest and largest value of each column of d,
+// the implicit zeros of sparse storage included, and for sparse storage
+// how many entries each column stores (nz, nil for dense), ticking tk; it
+// returns tk's error.
+func columnRanges(d *Dataset, tk *ticker) (lo, hi []float64, nz []int, err error) {
+	cols, n := d.NumFeatures(), d.NumInstances()
+	lo, hi = make([]float64, cols), make([]float64, cols)
+	if d.IsSparse() {
+		nz = make([]int, cols)
+		for j := range lo {
+			lo[j], hi[j] = math.Inf(1), math.Inf(-1)
+		}
+		err = d.eachSparseRow(tk, func(c []int32, v []float64) {
+			for p, j := range c {
+				nz[j]++
+				lo[j], hi[j] = min(lo[j], v[p]), max(hi[j], v[p])
+			}
+		})
+		for j := range lo {
+			if nz[j] < n { // the column also holds implicit zeros
+				lo[j], hi[j] = min(lo[j], 0), max(hi[j], 0)
+			}
+		}
+		return lo, hi, nz, err
+	}
+	src := d.runs[0].src
+	copy(lo, d.m.dense[src*cols:(src+1)*cols])
+	copy(hi, lo)
+	err = d.eachDenseRow(tk, func(x []float64) {
+		for j, v := range x {
+			lo[j], hi[j] = min(lo[j], v), max(hi[j], v)
+		}
+	})
+	return lo, hi, nil, err
+}
+
+// scaledMoments returns the mean of each column of d with its values
+// multiplied by f[j], and the sum of the squared deviations from it (over
+// every row: the nz[j] stored entries of a sparse column and its implicit
+// zeros), in two passes ticking tk; it returns tk's error.
+func scaledMoments(d *Dataset, tk *ticker, f []float64, nz []int) (mean, ss []float64, err error) {
+	cols, n := d.NumFeatures(), d.NumInstances()
+	mean, ss = make([]float64, cols), make([]float64, cols)
+	if d.IsSparse() {
+		err = d.eachSparseRow(tk, func(c []int32, v []float64) {
+			for p, j := range c {
+				mean[j] += v[p] * f[j]
+			}
+		})
+		for j := range mean {
+			mean[j] /= float64(n)
+		}
+		if err == nil {
+			err = d.eachSparseRow(tk, func(c []int32, v []float64) {
+				for p, j := range c {
+					dv := v[p]*f[j] - mean[j]
+					ss[j] += dv * dv
+				}
+			})
+		}
+		for j := range ss {
+			ss[j] += float64(n-nz[j]) * mean[j] * mean[j]
+		}
+		return mean, ss, err
+	}
+	err = d.eachDenseRow(tk, func(x []float64) {
+		for j, v := range x {
+			mean[j] += v * f[j]
+		}
+	})
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	if err == nil {
+		err = d.eachDenseRow(tk, func(x []float64) {
+			for j, v := range x {
+				dv := v*f[j] - mean[j]
+				ss[j] += dv * dv
+			}
+		})
+	}
+	return mean, ss, err
 }
 
 // scaleFactor returns the power of two 2^k that brings amax (finite,

@@ -57,6 +57,29 @@ type SynthTruth struct {
 // between witnesses and the rest. It returns an error for a configuration
 // outside the documented ranges.
 func Synthetic(cfg SynthConfig) (*Dataset, *SynthTruth, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, nil, err
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
+	truth := &SynthTruth{}
+	support := truth.plant(rng, &cfg)
+	labels, bagPtr := synthBags(rng, &cfg)
+	truth.Witness = synthWitnesses(rng, &cfg, labels, bagPtr)
+	x := truth.instances(rng, &cfg, support)
+	d, err := NewDense(x, cfg.Features, bagPtr, labels)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cfg.Density < DefaultSparseDensity {
+		d, err = d.Convert(Sparse)
+	}
+	return d, truth, err
+}
+
+// withDefaults returns cfg with the zero values that mean "default"
+// filled in.
+func (cfg SynthConfig) withDefaults() SynthConfig {
 	if cfg.Relevant == 0 {
 		cfg.Relevant = min(5, cfg.Features)
 	}
@@ -72,48 +95,61 @@ func Synthetic(cfg SynthConfig) (*Dataset, *SynthTruth, error) {
 	if cfg.Density == 0 {
 		cfg.Density = 1
 	}
+	return cfg
+}
+
+// validate reports the first field of cfg (defaults filled in) outside
+// its documented range.
+func (cfg *SynthConfig) validate() error {
 	switch {
 	case cfg.Bags < 2:
-		return nil, nil, fmt.Errorf("mil: Synthetic: Bags = %d, want >= 2", cfg.Bags)
+		return fmt.Errorf("mil: Synthetic: Bags = %d, want >= 2", cfg.Bags)
 	case cfg.Features < 1:
-		return nil, nil, fmt.Errorf("mil: Synthetic: Features = %d, want >= 1", cfg.Features)
+		return fmt.Errorf("mil: Synthetic: Features = %d, want >= 1", cfg.Features)
 	case cfg.MinInstances < 1 || cfg.MaxInstances < cfg.MinInstances:
-		return nil, nil, fmt.Errorf("mil: Synthetic: bag sizes [%d, %d], want 1 <= min <= max", cfg.MinInstances, cfg.MaxInstances)
+		return fmt.Errorf("mil: Synthetic: bag sizes [%d, %d], want 1 <= min <= max", cfg.MinInstances, cfg.MaxInstances)
 	case cfg.Relevant < 1 || cfg.Relevant > cfg.Features:
-		return nil, nil, fmt.Errorf("mil: Synthetic: Relevant = %d, want in [1, %d]", cfg.Relevant, cfg.Features)
+		return fmt.Errorf("mil: Synthetic: Relevant = %d, want in [1, %d]", cfg.Relevant, cfg.Features)
 	case cfg.Witnesses < 1 || cfg.Witnesses > cfg.MinInstances:
-		return nil, nil, fmt.Errorf("mil: Synthetic: Witnesses = %d, want in [1, MinInstances = %d]", cfg.Witnesses, cfg.MinInstances)
+		return fmt.Errorf("mil: Synthetic: Witnesses = %d, want in [1, MinInstances = %d]", cfg.Witnesses, cfg.MinInstances)
 	case !(cfg.PositiveFraction > 0 && cfg.PositiveFraction < 1):
-		return nil, nil, fmt.Errorf("mil: Synthetic: PositiveFraction = %g, want in (0, 1)", cfg.PositiveFraction)
+		return fmt.Errorf("mil: Synthetic: PositiveFraction = %g, want in (0, 1)", cfg.PositiveFraction)
 	case !(cfg.Margin > 0) || math.IsInf(cfg.Margin, 0):
-		return nil, nil, fmt.Errorf("mil: Synthetic: Margin = %g, want finite and > 0 (0 selects 1)", cfg.Margin)
+		return fmt.Errorf("mil: Synthetic: Margin = %g, want finite and > 0 (0 selects 1)", cfg.Margin)
 	case !(cfg.Density > 0 && cfg.Density <= 1):
-		return nil, nil, fmt.Errorf("mil: Synthetic: Density = %g, want in (0, 1]", cfg.Density)
+		return fmt.Errorf("mil: Synthetic: Density = %g, want in (0, 1]", cfg.Density)
 	}
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
-	nf := cfg.Features
+	return nil
+}
 
-	// The planted rule: Relevant random features with random signs and
-	// magnitudes in [0.5, 1.5), normalized.
-	truth := &SynthTruth{Beta: make([]float64, nf)}
-	support := rng.Perm(nf)[:cfg.Relevant]
+// plant draws the planted rule into t.Beta: Relevant random features with
+// random signs and magnitudes in [0.5, 1.5), normalized. It returns the
+// features drawn (the support of Beta).
+func (t *SynthTruth) plant(rng *rand.Rand, cfg *SynthConfig) (support []int) {
+	t.Beta = make([]float64, cfg.Features)
+	support = rng.Perm(cfg.Features)[:cfg.Relevant]
 	for _, j := range support {
 		v := 0.5 + rng.Float64()
 		if rng.IntN(2) == 0 {
 			v = -v
 		}
-		truth.Beta[j] = v
+		t.Beta[j] = v
 	}
 	norm := 0.0
 	for _, j := range support {
-		norm += truth.Beta[j] * truth.Beta[j]
+		norm += t.Beta[j] * t.Beta[j]
 	}
 	norm = math.Sqrt(norm)
 	for _, j := range support {
-		truth.Beta[j] /= norm
+		t.Beta[j] /= norm
 	}
+	return support
+}
 
-	labels := make([]float64, cfg.Bags)
+// synthBags draws the bag labels (the first bag positive, the second
+// negative) and the bag sizes, as bag pointers.
+func synthBags(rng *rand.Rand, cfg *SynthConfig) (labels []float64, bagPtr []int) {
+	labels = make([]float64, cfg.Bags)
 	for k := range labels {
 		if rng.Float64() < cfg.PositiveFraction {
 			labels[k] = 1
@@ -121,47 +157,51 @@ func Synthetic(cfg SynthConfig) (*Dataset, *SynthTruth, error) {
 	}
 	labels[0], labels[1] = 1, 0 // both classes present
 
-	bagPtr := make([]int, cfg.Bags+1)
+	bagPtr = make([]int, cfg.Bags+1)
 	for k := range cfg.Bags {
 		bagPtr[k+1] = bagPtr[k] + cfg.MinInstances + rng.IntN(cfg.MaxInstances-cfg.MinInstances+1)
 	}
-	ni := bagPtr[cfg.Bags]
-	truth.Witness = make([]bool, ni)
+	return labels, bagPtr
+}
+
+// synthWitnesses draws the Witnesses witness instances of every positive
+// bag.
+func synthWitnesses(rng *rand.Rand, cfg *SynthConfig, labels []float64, bagPtr []int) []bool {
+	witness := make([]bool, bagPtr[cfg.Bags])
 	for k := range cfg.Bags {
 		if labels[k] == 1 {
 			n := bagPtr[k+1] - bagPtr[k]
 			for _, j := range rng.Perm(n)[:cfg.Witnesses] {
-				truth.Witness[bagPtr[k]+j] = true
+				witness[bagPtr[k]+j] = true
 			}
 		}
 	}
+	return witness
+}
 
+// instances draws the features of every instance (row-major, len(t.Witness)
+// rows) and moves each along Beta to its planted score (see Synthetic).
+func (t *SynthTruth) instances(rng *rand.Rand, cfg *SynthConfig, support []int) []float64 {
+	ni, nf := len(t.Witness), cfg.Features
 	x := make([]float64, ni*nf)
 	for i := range ni {
 		row := x[i*nf : (i+1)*nf]
 		for j := range row {
-			if cfg.Density == 1 || truth.Beta[j] != 0 || rng.Float64() < cfg.Density {
+			if cfg.Density == 1 || t.Beta[j] != 0 || rng.Float64() < cfg.Density {
 				row[j] = rng.NormFloat64()
 			}
 		}
 		s := 0.0
 		for _, j := range support {
-			s += row[j] * truth.Beta[j]
+			s += row[j] * t.Beta[j]
 		}
 		target := -(math.Abs(s) + cfg.Margin/2)
-		if truth.Witness[i] {
+		if t.Witness[i] {
 			target = -target
 		}
 		for _, j := range support { // x += (target - s)*Beta, Beta unit norm
-			row[j] += (target - s) * truth.Beta[j]
+			row[j] += (target - s) * t.Beta[j]
 		}
 	}
-	d, err := NewDense(x, nf, bagPtr, labels)
-	if err != nil {
-		return nil, nil, err
-	}
-	if cfg.Density < DefaultSparseDensity {
-		d, err = d.Convert(Sparse)
-	}
-	return d, truth, err
+	return x
 }
