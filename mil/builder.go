@@ -41,13 +41,11 @@ func (s Storage) String() string {
 func (s Storage) valid() bool { return s == Auto || s == Dense || s == Sparse }
 
 // DefaultSparseDensity is the density below which Auto chooses sparse
-// storage. Measured with BenchmarkProductsByDensity (one MulVec plus one
-// MulTransVec, 234 features, AVX2): the CSR path costs about 1.2 ns per
-// non-zero, the dense path about 0.12 ns per entry while the matrix fits in
-// cache (1500 rows) and 0.3-0.5 ns once it does not (20000 rows, 37 MB), so
-// the break-even density is about 0.1 in cache and 0.3-0.4 beyond; 0.15
-// loses at most 1.5x in the first case and wins 2x in the second.
-// vaccine.svm (density 0.005) is stored sparse, fox.csv (0.62) dense.
+// storage. The products on sparse and dense storage cost the same near
+// density 0.1 while a dense matrix fits in cache and near 0.3-0.4 beyond
+// it; 0.15 sits between the two (BenchmarkProductsByDensity; the timings
+// are in docs/mil-options.md). vaccine.svm (density 0.005) is stored
+// sparse, fox.csv (0.62) dense.
 const DefaultSparseDensity = 0.15
 
 // Caps on what input may ask of memory. Each is checked before the

@@ -268,12 +268,10 @@ func (d *Dataset) bagValues(k int) float64 {
 // the grouping of rows may change the last bit).
 //
 // Why call it: on dense data vec.MulTransVec needs the rows in one block;
-// a subset made of many runs accumulates row by row instead, measured about
-// 1.2x slower per MulVec+MulTransVec pair on a fox-sized 90% subset (0.60
-// vs 0.51 ms, BenchmarkSubsetProducts; sparse subsets cost the same as a
-// copy). A learner running hundreds of products on a dense
-// cross-validation fold should Materialize it first: the copy costs about
-// one product pair.
+// a subset made of many runs accumulates row by row instead, which is
+// slower (docs/mil-options.md; sparse subsets cost the same as a copy). A
+// learner running hundreds of products on a dense cross-validation fold
+// should Materialize it first: the copy costs about one product pair.
 func (d *Dataset) Materialize() *Dataset {
 	if len(d.runs) == 1 && d.runs[0].src == 0 && d.runs[0].n == d.m.rows {
 		return d

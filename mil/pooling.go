@@ -61,10 +61,8 @@ func MeanPooling() Pooling { return Pooling{Kind: PoolMean} }
 // L1 logistic regression on those bag vectors, which is how Fit solves it
 // (one row per bag, as for MeanPooling; ScaleAuto standardizes the rows
 // over the bags). It fits labels that depend on several features present
-// in different instances of a bag (a measured case: labels set by the sum
-// of five features' maxima, where the max and mean poolings score AUC
-// 0.58-0.71 and this 0.85-0.89), which no pooling of instance scores can
-// express. Its bag score is not a function of the instance scores
+// in different instances of a bag, which no pooling of instance scores can
+// express (see docs/mil-options.md for a measured case). Its bag score is not a function of the instance scores
 // x_ij . beta + beta0: the model's instance scores and witnesses keep
 // their definitions (the linear scores and the highest of them) but do not
 // explain the bag score.

@@ -44,7 +44,8 @@ func (c Criterion) String() string {
 // (stratified cross-validation inside the training data) and how much work
 // it may skip. Start from DefaultSearch and change fields.
 type Search struct {
-	// Lambdas are the L1 weights tried (in Base.Loss's scale). Each
+	// Lambdas are the L1 weights tried (each finite and >= 0, in
+	// Base.Loss's scale). Each
 	// (scaling, pooling, fold) fits them as one path from the largest to
 	// the smallest, each fit warm-started from the previous one.
 	Lambdas []float64
@@ -55,7 +56,7 @@ type Search struct {
 	// Folds (>= 2) is the number of stratified cross-validation folds;
 	// every class needs at least Folds bags.
 	Folds int
-	// Repeats (0 means 1) repeats the Folds-fold cross-validation on
+	// Repeats (0 means 1; at most MaxSplits) repeats the Folds-fold cross-validation on
 	// that many independent stratified splits (Protocol's, from Seed,
 	// within its caps MaxSplits and MaxSplitIndices) and scores a setting
 	// by its mean score (see Criterion) over all Folds*Repeats test folds.
@@ -90,125 +91,103 @@ type Search struct {
 	// further folds, where se = sqrt(A(1-A)/m/ScreenFolds) (m the smaller
 	// class count of a test fold) is about the standard error of A: a
 	// small test fold cannot reject on a difference its noise explains.
+	// ScreenFolds >= 0; Reject and RejectSE are finite and >= 0, and
 	// RejectSE = 0 means 1. ScreenFolds = 0 (or >= Folds*Repeats) runs
 	// every setting on every fold.
 	ScreenFolds int
 	Reject      float64
 	RejectSE    float64
 	// PreferBase is the one-standard-error rule for lambda: when the best
-	// setting has Base's pooling, within its (scaling, pooling) pair Base's
-	// lambda is kept when it is in the grid and the best setting beats its
-	// CV score by no more than one standard error of the best setting's
-	// score (see Criterion), so that noise in the cross-validation does not
-	// move lambda away from a default that is as good (with CriterionAUC on
-	// vaccine it keeps 0.01 where the plain maximum picks 0.003 and loses
-	// 0.004 AUC; CriterionDeviance favours the smaller lambda 0.003 with the
-	// max pooling, and without the rule it lost 0.037 on the synthetic max
-	// rule, picking 0.003 in 36 of 50 folds). Base's lambda is a default for
-	// Base's pooling only: the mean pooling is solved on the bag means
-	// standardized over the bags, where the same lambda penalizes less
-	// (their deviations are smaller than the instances'), and there the rule
-	// pulled musk1 to 0.01 against the better 0.03 (see the package
-	// documentation). The pooling and scaling are chosen by the plain
-	// maximum: a rule that also kept Base's pooling (max) lost 0.014 AUC on
-	// musk1, where the mean pooling wins by 0.09 but an inner CV of 80 bags
-	// often cannot show it within one standard error.
+	// setting has Base's pooling, Base's lambda (if in the grid) replaces
+	// the best setting's within its (scaling, pooling) pair when the best
+	// setting beats its CV score by at most one standard error of the best
+	// setting's score (see Criterion). It keeps cross-validation noise
+	// from moving lambda away from a default that is as good. It applies
+	// to Base's pooling only (the same lambda penalizes the standardized
+	// bag means of the mean pooling less) and never changes the pooling
+	// or the scaling, which the plain maximum chooses. See
+	// docs/mil-options.md for what it was measured to keep and lose.
 	PreferBase bool
-	// PreferMean is a standard-error rule for the pooling, applied before
-	// PreferBase: when the best setting's pooling is not the mean and the
-	// best mean-pooling setting's CV score is within PreferMean standard
-	// errors of the best setting's (see Criterion), the mean-pooling setting
-	// is chosen. The mean pooling is the simpler model (L1 logistic
-	// regression on the bag means, convex and solved to its optimum), the
-	// max a nonconvex fit whose fold scores vary more, and an inner CV of 80
-	// to 150 bags picks it on noise: on mutagenesis, with CriterionAUC, the
-	// max won the plain maximum in 12 of 50 folds where its test AUC was
-	// 0.75 against the mean's 0.78 (see the package documentation). 0 turns
-	// the rule off; it must be finite and >= 0.
+	// PreferMean (finite, >= 0; 0 turns the rule off) is a standard-error
+	// rule for the pooling, applied before PreferBase: when the best
+	// setting's pooling is not the mean (and is not held to FeatureMaxSE)
+	// and the best mean-pooling setting's CV score is within PreferMean
+	// standard errors of the best setting's (see Criterion), the
+	// mean-pooling setting is chosen. The mean pooling is the simpler
+	// model (convex, solved to its optimum), whose fold scores vary less,
+	// so a small inner CV should not prefer the max over it on noise (see
+	// docs/mil-options.md).
 	PreferMean float64
-	// CVRhoGrowth is the penalty growth per iteration of the
-	// cross-validation fits (0: Base's); the final fit uses Base's. A
-	// faster growth stops the fits in fewer iterations.
+	// CVRhoGrowth (0, or finite and >= 1) is the penalty growth per
+	// iteration of the cross-validation fits (0: Base's); the final fit
+	// uses Base's. A faster growth stops the fits in fewer iterations.
 	CVRhoGrowth float64
 	// Cold fits every lambda from beta = 0 instead of warm-starting it
 	// from the previous lambda's iterate (slower; for comparison).
 	Cold bool
-	// EnsembleSize >= 2 also scores, as one more candidate each, the
-	// equal-weight ensembles (see Ensemble) of every 2 to EnsembleSize
+	// EnsembleSize (>= 0) >= 2 also scores, as one more candidate each,
+	// the equal-weight ensembles (see Ensemble) of every 2 to EnsembleSize
 	// settings that ran on every fold (at most MaxEnsembleCandidates
-	// ensembles for the grid's size; Validate refuses more): an
-	// ensemble's fold values are the
-	// AUC and the deviance of the mean of its members' test-fold bag
-	// scores, so it costs no fit. The ensemble of the best CV score is
-	// chosen over the best setting (after PreferBase) when its CV score
-	// is better than that setting's and its CV AUC exceeds that
-	// setting's by more than EnsembleMargin (under CriterionAUC the
-	// second implies the first; under CriterionDeviance the margin stays
-	// on the AUC because averaging log-odds lowers the deviance by
-	// itself: the log-loss is convex, so an ensemble's deviance is at
-	// most its members' mean); FitCV then refits its settings on all of
-	// d and returns their ensemble. 0 and 1 score no ensemble.
+	// ensembles for the grid's size; Validate refuses more); 0 and 1 score
+	// none. An ensemble's fold values are the AUC and the deviance of the
+	// mean of its members' test-fold bag scores, so it costs no fit. The
+	// ensemble of the best CV score is chosen over the best setting (after
+	// PreferBase) when its CV score is better than that setting's and its
+	// CV AUC exceeds that setting's by more than EnsembleMargin (finite,
+	// >= 0); FitCV then refits its settings on all of d and returns their
+	// ensemble. Under CriterionAUC the second condition implies the first;
+	// under CriterionDeviance the margin stays on the AUC because
+	// averaging log-odds lowers the deviance by itself (the log-loss is
+	// convex, so an ensemble's deviance is at most its members' mean).
 	EnsembleSize   int
 	EnsembleMargin float64
-	// EnsembleSE > 0 also requires the best ensemble to beat the chosen
-	// setting's CV AUC by more than EnsembleSE standard errors of their
-	// paired fold differences (std/sqrt(folds) of ensemble minus setting,
-	// fold by fold), so that an ensemble whose gain is within the inner
-	// CV's noise is not chosen (as well as EnsembleMargin). 0 turns the
-	// rule off; it must be finite and >= 0. DefaultSearch leaves it off:
-	// measured with CriterionAUC (10-fold CV x5, paired against it), 1.5
-	// gains 0.001 to 0.010 AUC on mutagenesis and musk1 (under two
-	// standard errors each) but loses 0.023 on the synthetic two-witness
-	// rule, whose gain is the ensembles', and 0.014 on the synthetic max
-	// rule; 1 still loses 0.010 on the two-witness rule.
+	// EnsembleSE (finite, >= 0; 0 turns the rule off) also requires the
+	// best ensemble to beat the chosen setting's CV AUC by more than
+	// EnsembleSE standard errors of their paired fold differences
+	// (std/sqrt(folds) of ensemble minus setting, fold by fold), as well
+	// as by EnsembleMargin, so that a gain within the inner CV's noise
+	// does not choose an ensemble. DefaultSearch leaves it off: it also
+	// rejects the ensembles where their gain is real (docs/mil-options.md).
 	EnsembleSE float64
 	// WarmRho is the initial penalty of the warm-started fits along a
 	// lambda path, as a fraction of the penalty the previous fit ended
 	// with (0: start from Base.Rho as a cold fit does), and never below
 	// Base.Rho. It must be in [0, 1].
 	WarmRho float64
-	// FeatureMaxSE > 0 holds FeatureMaxPooling settings to a stricter
-	// test than the others: they take no part in the choice of the best
-	// setting, PreferMean, PreferBase or the ensembles, and the best of
-	// them replaces what those chose (a setting or an ensemble) only when
-	// its CV score beats that choice's by more than FeatureMaxSE of its
-	// own standard errors (see Criterion). A bag's feature maxima are a
-	// different model from the poolings of instance scores, and on
-	// vaccine (1572 bags) its inner deviance beat theirs in 27 of 50
-	// training sets while its test AUC was lower (0.866 against 0.872):
-	// with 2 (DefaultSearch's; its grid has no feature-max setting unless
-	// added) it was chosen in none of them, nor on fox, musk1 and the
-	// synthetic max and mean rules, and in all 50 where the labels follow
-	// the features' maxima (see the README). 0 scores them as any other
-	// setting. It must be finite and >= 0.
+	// FeatureMaxSE (finite, >= 0; 0 scores them as any other setting)
+	// holds FeatureMaxPooling settings to a stricter test than the others:
+	// they take no part in the choice of the best setting, PreferMean,
+	// PreferBase or the ensembles, and the best of them replaces what
+	// those chose (a setting or an ensemble) only when its CV score beats
+	// that choice's by more than FeatureMaxSE of its own standard errors
+	// (see Criterion). A bag's feature maxima are a different model from
+	// the poolings of instance scores, whose inner CV score can beat
+	// theirs while its test AUC is lower (see docs/mil-options.md).
 	FeatureMaxSE float64
 }
 
-// DefaultSearch returns the measured default search (see the package
-// documentation): lambdas 0.03, 0.01 and 0.003 (with DefaultOptions'
+// DefaultSearch returns the default search, chosen by measurement (see
+// docs/mil-options.md): lambdas 0.03, 0.01 and 0.003 (with DefaultOptions'
 // mean loss), the max and the mean pooling (add FeatureMaxPooling to
 // Poolings for labels that follow features present anywhere in a bag: it
-// is then held to FeatureMaxSE 2), features standardized and
-// raw, 5 stratified folds (one repeat) with seed 1; after the first fold
-// the (scaling, pooling) pairs trailing the best by more than 0.02 AUC or
-// 1.5 standard errors of the best one's, whichever is larger, are
-// dropped; the cross-validation fits grow rho by 5% per iteration (half
-// the iterations of the default 2%, at the same AUC on fox and vaccine)
+// is then held to FeatureMaxSE 2), features standardized and raw, 5
+// stratified folds (one repeat) with seed 1; after the first fold the
+// (scaling, pooling) pairs trailing the best by more than 0.02 AUC or 1.5
+// standard errors of the best one's, whichever is larger, are dropped;
+// the cross-validation fits grow rho by 5% per iteration (CVRhoGrowth)
 // and start each lambda of a path from the previous fit's iterate with
-// rho at 2% of where that fit ended. Settings are scored by their mean
-// test-fold deviance (CriterionDeviance), which chose better than the
-// mean test-fold AUC on the sets measured (see the package
-// documentation). The pooling and scaling are those of the best CV
-// score, except that the best mean-pooling setting replaces a
-// max-pooling one that beats it by at most one standard error
-// (PreferMean); with the max pooling, DefaultOptions' lambda 0.01 is kept
-// unless another beats it by more than one standard error (PreferBase).
-// The ensembles of two or three settings are candidates too: the one of
-// the smallest deviance is chosen when its deviance is smaller than the
-// chosen setting's and its CV AUC beats that setting's by more than 0.01
-// (EnsembleSize, EnsembleMargin). The final fit uses DefaultOptions with
-// the chosen lambda, pooling and scaling (one per member for an
-// ensemble).
+// rho at 2% of where that fit ended (WarmRho). Settings are scored by
+// their mean test-fold deviance (CriterionDeviance). The pooling and
+// scaling are those of the best CV score, except that the best
+// mean-pooling setting replaces a max-pooling one that beats it by at
+// most one standard error (PreferMean); with the max pooling,
+// DefaultOptions' lambda 0.01 is kept unless another beats it by more
+// than one standard error (PreferBase). The ensembles of two or three
+// settings are candidates too: the one of the smallest deviance is chosen
+// when its deviance is smaller than the chosen setting's and its CV AUC
+// beats that setting's by more than 0.01 (EnsembleSize, EnsembleMargin).
+// The final fit uses DefaultOptions with the chosen lambda, pooling and
+// scaling (one per member for an ensemble).
 func DefaultSearch() Search {
 	return Search{
 		Lambdas:     []float64{0.03, 0.01, 0.003},
