@@ -229,7 +229,7 @@ func TestNewDenseSparseErrors(t *testing.T) {
 		{"rowptr end", func() (*Dataset, error) {
 			return NewSparse([]int{0, 0}, []int32{0}, one, 2, []int{0, 1}, one)
 		}, false, "rowptr ends at 0, want len(values) = 1"},
-		{"rowptr beyond values", func() (*Dataset, error) { // the panic
+		{"rowptr beyond values", func() (*Dataset, error) { // an error, not an index panic
 			return NewSparse([]int{0, 5, 1}, []int32{0}, one, 2, []int{0, 2}, one)
 		}, false, "rowptr[1] = 5 exceeds len(values) = 1"},
 		{"rowptr huge", func() (*Dataset, error) {
@@ -311,8 +311,9 @@ func TestConvertAuto(t *testing.T) {
 	assert.Same(t, d, c)
 }
 
-// The row: Convert with an unknown storage panicked (index out of
-// range) or, with a large dimension, allocated 32 GiB.
+// TestConvertValidates: Convert refuses an unknown storage with an error
+// (no index panic) and refuses dense storage beyond its cap before
+// allocating (a large dimension would take 32 GiB).
 func TestConvertValidates(t *testing.T) {
 	d, err := ReadSparse(strings.NewReader("# features: 1048576\na:1:1 1:1\nb:2:0 1048576:2\n"), nil)
 	require.NoError(t, err)
@@ -448,4 +449,32 @@ func TestZeroDataset(t *testing.T) {
 		noPanic(t, name, func() { err = f() })
 		requireBadInput(t, err, false, "zero Dataset")
 	}
+}
+
+// tinyDense returns n one-feature instances of value x in n bags
+// (labels alternating from 1).
+func tinyDense(t *testing.T, x float64, n int) *Dataset {
+	t.Helper()
+	xs, ptr, y := make([]float64, n), make([]int, n+1), make([]float64, n)
+	for i := range xs {
+		xs[i], ptr[i+1], y[i] = x, i+1, float64((i+1)%2)
+	}
+	d, err := NewDense(xs, 1, ptr, y)
+	require.NoError(t, err)
+	return d
+}
+
+// TestMaterializePrefixSubset: a subset of the first bags is one run from
+// storage row 0 but its storage holds more rows than its instances, so
+// Materialize copies it (its storage then holds exactly its instances);
+// the whole dataset is returned as is.
+func TestMaterializePrefixSubset(t *testing.T) {
+	d := tinyDense(t, 1, 3)
+	assert.Same(t, d, d.Materialize())
+	sub, err := d.Subset([]int{0, 1})
+	require.NoError(t, err)
+	m := sub.Materialize()
+	assert.NotSame(t, sub, m)
+	assert.Equal(t, 2, m.m.rows)
+	assert.Equal(t, sub.NumInstances(), m.NumInstances())
 }

@@ -196,3 +196,16 @@ func TestEnsembleNonZeroCountsNegatives(t *testing.T) {
 	assert.Equal(t, []float64{-1, 0, 1}, beta)
 	assert.Equal(t, 2, e.Result().NonZero)
 }
+
+// TestEnsembleRefusesEnsembleOfOne: an ensemble of one part is an
+// ensemble (Parts is not nil), so it cannot be a part either.
+func TestEnsembleRefusesEnsembleOfOne(t *testing.T) {
+	m := &Model{beta: []float64{1, -2}, beta0: 0.5}
+	e1, err := Ensemble(m)
+	require.NoError(t, err)
+	require.Len(t, e1.Parts(), 1)
+	for _, parts := range [][]*Model{{e1}, {m, e1}, {e1, m}} {
+		_, err := Ensemble(parts...)
+		assert.ErrorIs(t, err, ErrBadInput)
+	}
+}

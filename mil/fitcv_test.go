@@ -3,8 +3,6 @@ package mil
 import (
 	"context"
 	"math"
-	"math/bits"
-	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -657,12 +655,6 @@ func TestFitCVDeviance(t *testing.T) {
 	assert.Positive(t, kept, "no case where the ensemble is not chosen")
 }
 
-func TestCriterionString(t *testing.T) {
-	assert.Equal(t, "auc", CriterionAUC.String())
-	assert.Equal(t, "deviance", CriterionDeviance.String())
-	assert.Equal(t, "Criterion(7)", Criterion(7).String())
-}
-
 // forEnsembles calls f with every subset of 2 to maxSize of idx (in idx's
 // order): the ensembles FitCV scores, by brute force.
 func forEnsembles(idx []int, maxSize int, f func(members []int)) {
@@ -693,28 +685,6 @@ func testSelection(t *testing.T, cv *cvRun) Selection {
 	sel, err := cv.selection(context.Background())
 	require.NoError(t, err)
 	return sel
-}
-
-// TestEnsembleCandidates checks the count Validate caps against
-// enumeration: the subsets of 2 to size of n settings.
-func TestEnsembleCandidates(t *testing.T) {
-	for n := 0; n <= 14; n++ {
-		for size := 0; size <= 16; size++ {
-			want := 0
-			for mask := range 1 << n {
-				if k := bits.OnesCount(uint(mask)); k >= 2 && k <= size {
-					want++
-				}
-			}
-			require.Equal(t, float64(want), ensembleCandidates(n, size), "n %d, size %d", n, size)
-		}
-	}
-	// A size beyond the grid is the grid's size: DefaultSearch's 12
-	// settings have 4083 ensembles however large EnsembleSize is.
-	s := DefaultSearch()
-	s.EnsembleSize = 1 << 62
-	require.NoError(t, s.Validate())
-	assert.Equal(t, 4083.0, ensembleCandidates(12, s.EnsembleSize))
 }
 
 // TestFitCVEnsembleLimits: an EnsembleSize above the number of settings
@@ -773,81 +743,6 @@ func TestFitCVCallbackAndMemory(t *testing.T) {
 		assert.ErrorIs(t, err, ErrTooLarge)
 		assert.Zero(t, sel.Fits, "sparse %v", data.IsSparse())
 	}
-}
-
-// TestPairedSE checks the standard error of the mean paired difference by
-// hand: differences (0.1, 0.3, 0.2) have mean 0.2, sample std 0.1, so
-// 0.1/sqrt(3); one fold gives 0.
-func TestPairedSE(t *testing.T) {
-	a := []float64{0.9, 0.8, 0.75}
-	b := []float64{0.8, 0.5, 0.55}
-	assert.InDelta(t, 0.1/math.Sqrt(3), pairedSE(a, b), 1e-15)
-	assert.InDelta(t, pairedSE(a, b), pairedSE(b, a), 1e-15)
-	assert.Zero(t, pairedSE(a[:1], b[:1]))
-}
-
-// TestSearchValidateBoundaries: Search.Validate at the documented
-// boundaries, each accepted value against the nearest refused one: Folds
-// >= 2, Repeats up to MaxSplits, WarmRho in [0, 1], CVRhoGrowth 0 or >= 1,
-// EnsembleMargin, FeatureMaxSE and the lambdas >= 0.
-func TestSearchValidateBoundaries(t *testing.T) {
-	const eps = 0x1p-52
-	for _, c := range []struct {
-		name string
-		mod  func(*Search)
-		ok   bool
-	}{
-		{"Folds 2", func(s *Search) { s.Folds = 2 }, true},
-		{"Folds 1", func(s *Search) { s.Folds = 1 }, false},
-		{"Repeats MaxSplits", func(s *Search) { s.Repeats = MaxSplits }, true},
-		{"Repeats MaxSplits+1", func(s *Search) { s.Repeats = MaxSplits + 1 }, false},
-		{"WarmRho 0", func(s *Search) { s.WarmRho = 0 }, true},
-		{"WarmRho 1", func(s *Search) { s.WarmRho = 1 }, true},
-		{"WarmRho 1+eps", func(s *Search) { s.WarmRho = 1 + eps }, false},
-		{"WarmRho -0.1", func(s *Search) { s.WarmRho = -0.1 }, false},
-		{"CVRhoGrowth 1", func(s *Search) { s.CVRhoGrowth = 1 }, true},
-		{"CVRhoGrowth 1-eps", func(s *Search) { s.CVRhoGrowth = 1 - eps/2 }, false},
-		{"EnsembleMargin 0", func(s *Search) { s.EnsembleMargin = 0 }, true},
-		{"FeatureMaxSE 0", func(s *Search) { s.FeatureMaxSE = 0 }, true},
-		{"FeatureMaxSE -0.1", func(s *Search) { s.FeatureMaxSE = -0.1 }, false},
-		{"FeatureMaxSE Inf", func(s *Search) { s.FeatureMaxSE = math.Inf(1) }, false},
-		{"lambda 0", func(s *Search) { s.Lambdas = []float64{0.1, 0} }, true},
-		{"lambda -1e-300", func(s *Search) { s.Lambdas = []float64{-1e-300} }, false},
-	} {
-		s := DefaultSearch()
-		c.mod(&s)
-		err := s.Validate()
-		if c.ok {
-			assert.NoError(t, err, c.name)
-		} else {
-			assert.ErrorIs(t, err, ErrBadInput, c.name)
-		}
-	}
-}
-
-// TestEnsembleCandidatesCap: 20 settings have sum_{k=2..6} C(20, k) =
-// 190 + 1140 + 4845 + 15504 + 38760 = 60439 ensembles of 2 to 6, within
-// MaxEnsembleCandidates, and 60439 + C(20, 7) = 60439 + 77520 = 137959 of
-// 2 to 7, above it: the count goes on past half the cap, and Validate
-// accepts size 6 and refuses size 7. (No grid has exactly the cap: C(n, 2)
-// alone passes it from n = 448, and no n below gives a partial sum of
-// exactly 100000.)
-func TestEnsembleCandidatesCap(t *testing.T) {
-	assert.Equal(t, 60439.0, ensembleCandidates(20, 6))
-	assert.Greater(t, ensembleCandidates(20, 7), float64(MaxEnsembleCandidates))
-	s := DefaultSearch()
-	s.Lambdas = make([]float64, 20)
-	for i := range s.Lambdas {
-		s.Lambdas[i] = math.Ldexp(1, -i)
-	}
-	s.Poolings = []Pooling{MaxPooling()}
-	s.Scalings = []Scaling{ScaleAuto}
-	s.EnsembleSize = 6
-	require.NoError(t, s.Validate())
-	s.EnsembleSize = 7
-	err := s.Validate()
-	require.ErrorIs(t, err, ErrBadInput)
-	assert.Contains(t, err.Error(), "the grid's 20 settings are 1.38e+05 candidates")
 }
 
 // TestFitCVErrorSelectionFolds: the Selection returned with an error
@@ -935,16 +830,6 @@ func TestFitCVPathAgainstFit(t *testing.T) {
 	assert.Equal(t, iters[0], iters[1])
 }
 
-// TestDevianceEmptyClass: Balanced weighs a class by 1/(2 B_c), undefined
-// (NaN) when either class is missing from the bags; Uniform is the plain
-// mean, log(1 + e^{-(2y-1) q}) = log(1 + e^{0.5}) for y = 0, q = 0.5.
-func TestDevianceEmptyClass(t *testing.T) {
-	for _, y := range []float64{0, 1} {
-		assert.True(t, math.IsNaN(deviance([]float64{0.5, -1}, []float64{y, y}, Balanced)), "only class %v", y)
-	}
-	assert.InDelta(t, math.Log1p(math.Exp(0.5)), deviance([]float64{0.5}, []float64{0}, Uniform), 1e-15)
-}
-
 // TestFitCVFoldsNeedClassBags: a class of Folds - 1 bags is too small for
 // Folds folds, named with the counts.
 func TestFitCVFoldsNeedClassBags(t *testing.T) {
@@ -956,63 +841,4 @@ func TestFitCVFoldsNeedClassBags(t *testing.T) {
 	_, _, err = FitCV(context.Background(), d, s)
 	require.ErrorIs(t, err, ErrBadInput)
 	assert.Contains(t, err.Error(), "5 folds need at least 5 bags of each class; the data has 4 positive and 6 negative bags")
-}
-
-// TestMeanStdAUCByHand: the mean and sample std of the non-NaN values:
-// (0.5, 0.7) have mean 0.6 and std sqrt((0.01 + 0.01)/1) = sqrt(0.02), a
-// NaN among them changes nothing, no value gives a NaN mean; pairedSE
-// over two folds with differences (0.1, 0.3) is sqrt(0.02)/sqrt(2) = 0.1.
-func TestMeanStdAUCByHand(t *testing.T) {
-	for _, x := range [][]float64{{0.5, 0.7}, {0.5, math.NaN(), 0.7}} {
-		m, sd, n := meanStdAUC(x)
-		assert.InDelta(t, 0.6, m, 1e-15)
-		assert.InDelta(t, math.Sqrt(0.02), sd, 1e-15)
-		assert.Equal(t, 2, n)
-	}
-	m, sd, n := meanStdAUC([]float64{math.NaN()})
-	assert.True(t, math.IsNaN(m))
-	assert.Zero(t, sd)
-	assert.Zero(t, n)
-	assert.InDelta(t, 0.1, pairedSE([]float64{0.9, 0.8}, []float64{0.8, 0.5}), 1e-15)
-}
-
-// TestBestEnsembleTies: of two ensembles with the same score the earlier
-// in lexicographic order of the members wins. Settings 0 and 1 score the
-// four test bags (labels 0, 0, 1, 1) alike, (0, 2, 1, 3), AUC 3/4, and
-// setting 2 as (2, 0, 3, 1), AUC 3/4; {0, 2} and {1, 2} average to (1, 1,
-// 2, 2), AUC 1, and {0, 1} keeps AUC 3/4. A cancelled ctx is returned
-// wrapped as FitCV's.
-func TestBestEnsembleTies(t *testing.T) {
-	test, err := NewDense([]float64{0, 0, 0, 0}, 1, []int{0, 1, 2, 3, 4}, []float64{0, 0, 1, 1})
-	require.NoError(t, err)
-	s := smallSearch()
-	cv := &cvRun{s: s, nf: 1, lams: []float64{3, 2, 1}, tests: []*Dataset{test},
-		scores: [][][][]float64{{{{0, 2, 1, 3}, {0, 2, 1, 3}, {2, 0, 3, 1}}}}}
-	settings := make([]Setting, 3)
-	for i := range settings {
-		settings[i] = Setting{Lambda: cv.lams[i], Pooling: MaxPooling(), AUC: 0.75, FoldAUC: []float64{0.75}}
-	}
-	e, err := cv.bestEnsemble(context.Background(), settings, 2)
-	require.NoError(t, err)
-	require.NotNil(t, e)
-	assert.Equal(t, []int{0, 2}, e.Members)
-	assert.Equal(t, 1.0, e.AUC)
-
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err = cv.bestEnsemble(ctx, settings, 2)
-	require.ErrorIs(t, err, context.Canceled)
-	assert.Equal(t, "mil: FitCV: context canceled", err.Error())
-}
-
-// TestWorkers: the option when > 0, else GOMAXPROCS, never more than the
-// tasks and at least 1.
-func TestWorkers(t *testing.T) {
-	procs := runtime.GOMAXPROCS(0)
-	assert.Equal(t, procs, workers(0, procs+5))
-	assert.Equal(t, procs, workers(-1, procs+5))
-	assert.Equal(t, 3, workers(3, 10))
-	assert.Equal(t, 2, workers(3, 2))
-	assert.Equal(t, 1, workers(3, 0))
-	assert.Equal(t, 1, workers(0, 0))
 }

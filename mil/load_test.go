@@ -323,15 +323,14 @@ func BenchmarkLoadVaccine(b *testing.B) { benchmarkLoad(b, "vaccine.svm") }
 // BenchmarkLoadFox parses fox.csv (2.9 MB, 1320 x 230 values) from memory.
 func BenchmarkLoadFox(b *testing.B) { benchmarkLoad(b, "fox.csv") }
 
-// TestLoaderHugeDimension holds two fuzzer findings and the first
-// row: a tiny sparse file with a huge feature index or header must not
-// make the loader, or anything after it, allocate in proportion to the
-// dimension. Beyond LoadOptions.MaxFeatures it is an error naming the
-// line; raised to the int32 limit, sparse storage works with memory
-// proportional to the file, and dense storage beyond MaxDenseCells is an
-// error.
+// TestLoaderHugeDimension: a tiny sparse file with a huge feature index
+// or header must not make the loader, or anything after it, allocate in
+// proportion to the dimension. Beyond LoadOptions.MaxFeatures it is an
+// error naming the line; raised to the int32 limit, sparse storage works
+// with memory proportional to the file, and dense storage beyond
+// MaxDenseCells is an error.
 func TestLoaderHugeDimension(t *testing.T) {
-	header := "# features: 2147483646\na:1:1 1:1\nb:2:0 2:1\n" // the 43 bytes
+	header := "# features: 2147483646\na:1:1 1:1\nb:2:0 2:1\n" // 43 bytes
 	require.Len(t, header, 43)
 	scattered := "a:1:1 2147483646:2\nb:2:0 3:3\nc:1:1 1:-1\n"
 	for _, c := range []struct{ name, in, msg string }{
@@ -373,8 +372,8 @@ func TestLoaderHugeDimension(t *testing.T) {
 	requireBadInput(t, err, true, "exceeds the cap")
 }
 
-// The rows on options: an unknown Storage (7) was accepted, and
-// every option is now checked before the input is read.
+// TestLoaderOptionsValidated: every option, an unknown Storage (7)
+// included, is checked before the input is read.
 func TestLoaderOptionsValidated(t *testing.T) {
 	for _, o := range []*LoadOptions{{Storage: 7}, {Storage: -1}, {SparseDensity: math.NaN()}, {MaxFeatures: -1},
 		{MaxFeatures: MaxFeaturesLimit + 1}, {MaxDenseCells: -1}, {MaxLineBytes: -1}} {
@@ -457,9 +456,9 @@ func TestLoaderCaps(t *testing.T) {
 	requireBadInput(t, err, true, "dense storage of 4 x 3 values exceeds the cap of 7")
 }
 
-// The row: a UTF-8 byte order mark was kept in the first instance
-// id (CSV) or made the first token "\ufeff#" (sparse). It is skipped at
-// the start of the input, by every loader.
+// TestLoaderBOM: a UTF-8 byte order mark at the start of the input is
+// skipped by every loader, rather than kept in the first instance id
+// (CSV) or read as part of the first token "\ufeff#" (sparse).
 func TestLoaderBOM(t *testing.T) {
 	dir := t.TempDir()
 	csv := bom + "i1,b1,1,0.5,0\ni2,b2,0,0,1\n"
@@ -493,9 +492,9 @@ func TestLoaderBOM(t *testing.T) {
 	assert.Equal(t, bom+"i2", d.InstanceID(1))
 }
 
-// The row: "# Features: 5" and "# features = 5" were taken as
-// comments and the dimension inferred. A comment that looks like the
-// header spelled another way is now an error naming the line; comments
+// TestHeaderLookalikes: a comment that looks like the header spelled
+// another way ("# Features: 5", "# features = 5") is an error naming the
+// line, not a comment after which the dimension is inferred; comments
 // that merely mention features are still comments.
 func TestHeaderLookalikes(t *testing.T) {
 	for _, h := range []string{

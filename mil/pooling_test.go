@@ -131,3 +131,12 @@ func TestPoolValueTiesAtKth(t *testing.T) {
 		assert.Equal(t, 0.5, poolValue(x, 2, nil), "%v, bisection", x)
 	}
 }
+
+// TestTopFracValidateOne: Frac in (0, 1]: 1 (every instance, the mean) is
+// valid, 0 and anything above 1 are not.
+func TestTopFracValidateOne(t *testing.T) {
+	require.NoError(t, TopFracPooling(1).Validate())
+	for _, f := range []float64{0, math.Nextafter(1, 2)} {
+		assert.ErrorIs(t, TopFracPooling(f).Validate(), ErrBadInput, "%v", f)
+	}
+}

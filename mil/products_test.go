@@ -1,6 +1,7 @@
 package mil
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/neadmm/neadmm/internal/vectest"
 	"github.com/neadmm/neadmm/vec"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // randomDataset returns a dense dataset of nb bags (sizes 1..maxBag) with
@@ -421,5 +424,33 @@ func BenchmarkGram(b *testing.B) {
 				d.Gram(gram)
 			}
 		})
+	}
+}
+
+// TestGramChecksContext: Dataset.gram and xview.gram return ctx's error
+// once gramCheckCells units of work have passed, on both storage kinds
+// (200 rows of 64 values: about 2000 units a row).
+func TestGramChecksContext(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n, cols = 200, 64
+	x := make([]float64, n*cols)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	ptr, y := []int{0, n / 2, n}, []float64{0, 1}
+	dn, err := NewDense(x, cols, ptr, y)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dst := make([]float64, (cols+1)*(cols+1))
+	for _, d := range []*Dataset{dn, convert(t, dn, Sparse)} {
+		assert.ErrorIs(t, d.gram(ctx, dst), context.Canceled, "sparse %v", d.IsSparse())
+		ones := make([]float64, cols)
+		for j := range ones {
+			ones[j] = 1
+		}
+		v := xview{d: d, scale: ones}
+		assert.ErrorIs(t, v.gram(ctx, dst), context.Canceled, "view, sparse %v", d.IsSparse())
+		require.NoError(t, d.gram(context.Background(), dst))
 	}
 }

@@ -478,3 +478,75 @@ func TestRunErrorWorkers(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Contains(t, err.Error(), "fold 0")
 }
+
+// TestRunRefusesNaNThresholdFirst: Run's doc lists a NaN threshold among
+// the refused arguments (ErrBadInput, nil Report), checked before any
+// split is scored, not left to Evaluate's error inside the first split.
+func TestRunRefusesNaNThresholdFirst(t *testing.T) {
+	d := plantedDataset(t, 20, 3)
+	p := KFold(2, 1, 1)
+	p.Threshold = math.NaN()
+	calls := 0
+	score := func(ctx context.Context, train, test *Dataset) ([]float64, error) {
+		calls++
+		return maxFeature(0)(ctx, train, test)
+	}
+	rep, err := p.Run(context.Background(), d, score)
+	assert.ErrorIs(t, err, ErrBadInput)
+	assert.Nil(t, rep)
+	assert.Zero(t, calls)
+}
+
+// TestRunRefusesTooManyScores: scores of the wrong length are an error
+// both ways, one score too many as well as one too few.
+func TestRunRefusesTooManyScores(t *testing.T) {
+	d := plantedDataset(t, 20, 3)
+	p := KFold(2, 1, 1)
+	p.Workers = 1
+	long := func(_ context.Context, _, test *Dataset) ([]float64, error) {
+		return make([]float64, test.NumBags()+1), nil
+	}
+	rep, err := p.Run(context.Background(), d, long)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "scores for")
+	require.NotNil(t, rep)
+	assert.Empty(t, rep.Folds)
+}
+
+// TestStandardizedErrors checks that Standardized passes on the errors of
+// its preprocessing instead of scoring: a cancelled context (FitScaler),
+// and a test set the scaler cannot apply to (another feature count).
+func TestStandardizedErrors(t *testing.T) {
+	train, _, err := Synthetic(SynthConfig{Bags: 10, Features: 3, MinInstances: 1, MaxInstances: 2, Seed: 1})
+	require.NoError(t, err)
+	other, _, err := Synthetic(SynthConfig{Bags: 10, Features: 4, MinInstances: 1, MaxInstances: 2, Seed: 2})
+	require.NoError(t, err)
+	called := false
+	score := Standardized(func(context.Context, *Dataset, *Dataset) ([]float64, error) {
+		called = true
+		return nil, nil
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err = score(ctx, train, train)
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = score(t.Context(), train, other)
+	require.Error(t, err)
+	require.True(t, errors.Is(err, ErrBadInput), "%v", err)
+	require.False(t, called, "score ran on data that failed preprocessing")
+	_, err = score(t.Context(), train, train)
+	require.NoError(t, err)
+	require.True(t, called)
+}
+
+// TestRunNilArguments: nil data and a nil score function are errors
+// wrapping ErrBadInput, not panics.
+func TestRunNilArguments(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 20, Features: 3, MinInstances: 1, MaxInstances: 3, Seed: 8})
+	require.NoError(t, err)
+	p := KFold(2, 1, 1)
+	_, err = p.Run(context.Background(), nil, maxFeature(0))
+	assert.ErrorIs(t, err, ErrBadInput)
+	_, err = p.Run(context.Background(), d, nil)
+	assert.ErrorIs(t, err, ErrBadInput)
+}

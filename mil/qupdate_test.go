@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // qGrad is the derivative of w*log(1 + exp(-s*q)) + rho/2*(q - c)^2 in q,
@@ -98,5 +100,23 @@ func TestLogLoss(t *testing.T) {
 		if math.IsNaN(p) || math.IsNaN(n) || math.Abs(p+n-1) > 2*epsilon {
 			t.Errorf("sigmoids(%g) = %g, %g", z, p, n)
 		}
+	}
+}
+
+// TestLogisticProxStaysInBracket: the root lies in the bracket (c', c' +
+// w/rho) with c' = s*c, and the result is clamped into it where the last
+// Newton step rounds an ulp past its upper end. These inputs put the
+// unclamped step just above c' + w/rho.
+func TestLogisticProxStaysInBracket(t *testing.T) {
+	for _, c := range []struct{ s, w, rho, c float64 }{
+		{1, 0.16327438120049617, 0.0018259227428513286, -129.23137809904185},
+		{-1, 1.48861368139033, 0.0034483997816015747, 573.3309025569522},
+		{1, 12.549934073895875, 3.2142082415804842, -126.21217365964442},
+		{1, 310.7985729573215, 2.3916035546984817, -178.92967188059907},
+	} {
+		q := logisticProx(c.s, c.w, c.rho, c.c, c.c)
+		lo, hi := c.s*c.c, c.s*c.c+c.w/c.rho
+		z := c.s * q
+		assert.True(t, z >= lo && z <= hi, "%+v: s*q = %v outside [%v, %v]", c, z, lo, hi)
 	}
 }

@@ -169,11 +169,12 @@ func scaled(t *testing.T, d *Dataset, k int) *Dataset {
 	return out
 }
 
-// The row: columns with |x| < 1e-162 had a variance that
-// underflowed, so ScaleAuto dropped them silently; |x| > 1e154 failed
-// with "scale +Inf". The statistics are now computed on values scaled by a
-// power of two, so a dataset multiplied by 2^k gets Mean and Scale
-// multiplied by 2^k and the same standardized values, bit for bit.
+// TestScalerTinyAndHugeColumns: columns with |x| < 1e-162 (whose
+// variance would underflow, so ScaleAuto would drop them as constant) and
+// |x| > 1e154 (whose variance would overflow) are standardized as any
+// other: the statistics are computed on values scaled by a power of two,
+// so a dataset multiplied by 2^k gets Mean and Scale multiplied by 2^k
+// and the same standardized values, bit for bit.
 func TestScalerTinyAndHugeColumns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(37, 38))
 	base := randomDataset(t, rng, 30, 5, 6, 0.8)
@@ -181,7 +182,7 @@ func TestScalerTinyAndHugeColumns(t *testing.T) {
 		d := convert(t, base, s)
 		ref := fitScaler(t, d)
 		refOut := naiveMatrix(apply(t, ref, d))
-		// 2^-600 = 2.4e-181 and 2^600 = 4.1e180 are the ranges;
+		// 2^-600 = 2.4e-181 and 2^600 = 4.1e180 are beyond both bounds;
 		// +-1000 is near the ends of float64 (values here reach 2^12).
 		for _, k := range []int{-1000, -600, -540, 540, 600, 1000} {
 			dk := scaled(t, d, k)
@@ -231,7 +232,7 @@ func TestScalerExtremeValues(t *testing.T) {
 	requireBadInput(t, err, false, "column 0 (values 0 to 5e-324) has a standard deviation below the smallest float64")
 }
 
-// The end-to-end symptom: a fit on a dataset scaled by 2^-600
+// TestFitInvariantToPowerOfTwoScaling: a fit on a dataset scaled by 2^-600
 // (every |x| < 1e-162) or 2^600 gives the same bag scores as on the data
 // itself: the standardized problem is the same, bit for bit.
 func TestFitInvariantToPowerOfTwoScaling(t *testing.T) {
@@ -323,7 +324,7 @@ func TestScalerErrors(t *testing.T) {
 	_, err = s.Apply(nil, d)
 	requireBadInput(t, err, false, "nil context")
 
-	// The row: FitScaler(nil) was a nil dereference.
+	// FitScaler(nil) is an error, not a nil dereference.
 	var sc *Scaler
 	noPanic(t, "FitScaler(nil)", func() { sc, err = FitScaler(ctx, nil) })
 	assert.Nil(t, sc)

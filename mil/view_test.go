@@ -252,14 +252,13 @@ func TestFitFoldedMatchesCopy(t *testing.T) {
 	}
 }
 
-// Defect found by fuzzing: with ScaleNone and features near 1e300 the
-// Gram matrix overflowed, the step constant came out NaN, and Fit failed
-// with FISTA's "FISTAOptions.L = NaN" (neadmm.ErrBadInput, not
-// mil.ErrBadInput). ScaleNone now solves on the features divided by a
-// power of two when they are far from 1 in magnitude (the penalty scaled
-// to match), so finite data gives a finite step: with lambda = 0 the
-// problem does not depend on that power, so the fits of the data scaled
-// by 2^±900 are the same, bit for bit.
+// TestFitScaleNoneExtremeMagnitudes: with ScaleNone, features near 1e300
+// (whose Gram matrix overflows) still fit, with a finite step constant,
+// rather than failing in FISTA on a NaN step (neadmm.ErrBadInput, not
+// mil.ErrBadInput): ScaleNone solves on the features divided by a power
+// of two when they are far from 1 in magnitude (the penalty scaled to
+// match). With lambda = 0 the problem does not depend on that power, so
+// the fits of the data scaled by 2^±900 are the same, bit for bit.
 func TestFitScaleNoneExtremeMagnitudes(t *testing.T) {
 	d, _, err := Synthetic(SynthConfig{Bags: 40, MinInstances: 1, MaxInstances: 4, Features: 6, Seed: 9})
 	require.NoError(t, err)
@@ -287,9 +286,9 @@ func TestFitScaleNoneExtremeMagnitudes(t *testing.T) {
 			}
 		}
 	}
-	// The fuzzer's input itself, features near 1e300 with the default
-	// options but ScaleNone: a fit with a finite step constant, not
-	// FISTA's neadmm.ErrBadInput.
+	// Features near 1e300 (2^997) with the default options but
+	// ScaleNone: a fit with a finite step constant, not FISTA's
+	// neadmm.ErrBadInput.
 	opt = DefaultOptions()
 	opt.Scaling = ScaleNone
 	for _, dk := range []*Dataset{scaled(t, d, 997), convert(t, scaled(t, d, 997), Sparse)} {
@@ -372,66 +371,6 @@ func TestFitCopyPathAndItsBytes(t *testing.T) {
 	}
 }
 
-// A lambda so large that lambda/rho overflows zeroes beta (its limit);
-// it used to panic in the soft-thresholding kernel. Times the 20 bags
-// (MeanLoss) it overflowed too, and the objective came out NaN (Inf x 0)
-// with no error; it is the zero model's, finite, in Fit and in FitCV.
-func TestFitHugeLambda(t *testing.T) {
-	d, _, err := Synthetic(SynthConfig{Bags: 20, MinInstances: 1, MaxInstances: 3, Features: 4, Seed: 3})
-	require.NoError(t, err)
-	opt := DefaultOptions()
-	opt.Lambda, opt.MaxIter = 1e307, 20
-	var m *Model
-	noPanic(t, "Lambda 1e307", func() { m, err = Fit(context.Background(), d, opt) })
-	require.NoError(t, err)
-	assert.Zero(t, m.Result().NonZero)
-	assert.False(t, math.IsNaN(m.Result().Objective) || math.IsInf(m.Result().Objective, 0), "objective %v", m.Result().Objective)
-
-	s := DefaultSearch()
-	s.Lambdas, s.Folds, s.EnsembleSize = []float64{1e307}, 2, 0
-	_, sel, err := FitCV(context.Background(), d, s)
-	require.NoError(t, err)
-	for _, st := range sel.Settings {
-		assert.False(t, math.IsNaN(st.Deviance), "%v", st)
-	}
-}
-
-// Defect found by fuzzing: Fit(ctx, &Dataset{}, ...) panicked (index -1);
-// so did FitCV, Protocol.Run and the Model's methods on the zero Dataset.
-// Each returns an error wrapping ErrBadInput (TestZeroDataset covers the
-// data layer).
-func TestLearnerOnZeroDataset(t *testing.T) {
-	ctx := context.Background()
-	zero := &Dataset{}
-	d, _, err := Synthetic(SynthConfig{Bags: 20, MinInstances: 1, MaxInstances: 3, Features: 4, Seed: 3})
-	require.NoError(t, err)
-	m, err := Fit(ctx, d, DefaultOptions())
-	require.NoError(t, err)
-	score := func(ctx context.Context, tr, te *Dataset) ([]float64, error) { return nil, nil }
-	calls := map[string]func() error{
-		"Fit": func() error { _, err := Fit(ctx, zero, DefaultOptions()); return err },
-		"FitCV": func() error {
-			_, _, err := FitCV(ctx, zero, DefaultSearch())
-			return err
-		},
-		"Protocol.Run":     func() error { _, err := KFold(2, 1, 1).Run(ctx, zero, score); return err },
-		"InstanceScores":   func() error { _, err := m.InstanceScores(zero); return err },
-		"InstanceScoresTo": func() error { return m.InstanceScoresTo(nil, zero) },
-		"BagScores":        func() error { _, err := m.BagScores(zero); return err },
-		"BagScoresTo":      func() error { return m.BagScoresTo(nil, nil, zero) },
-		"BagProbabilities": func() error { _, err := m.BagProbabilities(zero); return err },
-		"Predict":          func() error { _, err := m.Predict(zero); return err },
-		"PredictTo":        func() error { return m.PredictTo(nil, nil, zero) },
-		"Witnesses":        func() error { _, err := m.Witnesses(zero); return err },
-		"WitnessesTo":      func() error { return m.WitnessesTo(nil, nil, zero) },
-	}
-	for name, call := range calls {
-		var err error
-		noPanic(t, name, func() { err = call() })
-		requireBadInput(t, err, false, "zero Dataset")
-	}
-}
-
 // TestFitSparseCentered: ScaleAuto centers sparse data by folding (the
 // bias is not penalized, so centering is a reparametrization that only
 // conditions the beta-update), so fox stored sparse fits as fox stored
@@ -479,87 +418,104 @@ func TestFitSparseCentered(t *testing.T) {
 	}
 }
 
-// TestLassoFuncGrad checks both forms of the beta-update's smooth part
-// against its definition computed by hand on a small problem: with
-// A = [X 1] and r = A theta - v, lassoDirect's f is ||r||^2/2, lassoGram's
-// is ||r||^2/2 - ||v||^2/2 (it omits the constant), and both gradients are
-// A^T r. FISTA runs here without backtracking or function restarts, so a
-// wrong value of f would not show in a fit; any caller that used it would.
-func TestLassoFuncGrad(t *testing.T) {
-	rng := rand.New(rand.NewPCG(71, 72))
-	const cols = 4
-	bagPtr := []int{0, 2, 3, 6, 7}
-	n := bagPtr[len(bagPtr)-1]
-	x := make([]float64, n*cols)
-	for i := range x {
-		if rng.IntN(4) > 0 { // a quarter zeros, so the sparse path skips some
-			x[i] = rng.NormFloat64()
+// TestUniformViewBand: uniformView is the identity while the exponent e
+// of amax = f 2^e (f in [0.5, 1)) is within ±uniformMaxExp, both ends
+// included, and beyond it divides by c = 2^e; for subnormal data c and
+// 1/c stay finite (e clamped at -1000).
+func TestUniformViewBand(t *testing.T) {
+	d := tinyDense(t, 1, 2)
+	for _, c := range []struct {
+		amax float64
+		e    int // 0: identity
+	}{
+		{0x1p399, 0},     // 0.5 x 2^400: e = 400, inside
+		{0x1p400, 401},   // e = 401: scaled by 2^401
+		{0x1p-401, 0},    // 0.5 x 2^-400: e = -400, inside
+		{0x1p-402, -401}, // e = -401
+		{0x1p-1050, -1000},
+	} {
+		v := uniformView(d, c.amax)
+		if c.e == 0 {
+			assert.False(t, v.folded(), "amax %g", c.amax)
+			continue
 		}
-	}
-	dense, err := NewDense(x, cols, bagPtr, []float64{0, 1, 0, 1})
-	require.NoError(t, err)
-	theta, v := randVec(rng, cols+1), randVec(rng, n)
-	r := make([]float64, n)
-	f, vv, mag := 0.0, 0.0, 0.0
-	for i := range n {
-		r[i] = theta[cols] - v[i]
-		for j := range cols {
-			r[i] += x[i*cols+j] * theta[j]
-		}
-		f += r[i] * r[i] / 2
-		vv += v[i] * v[i] / 2
-		mag += (math.Abs(theta[cols]) + math.Abs(v[i]) + 4) * (math.Abs(theta[cols]) + math.Abs(v[i]) + 4)
-	}
-	grad := make([]float64, cols+1)
-	for i := range n {
-		for j := range cols {
-			grad[j] += x[i*cols+j] * r[i]
-		}
-		grad[cols] += r[i]
-	}
-	// Sums of at most 7 x 5 products of values of size ~1: 1e-12 is
-	// thousands of roundings, while a missing 1/2 or a sign is of order 1.
-	const tol = 1e-12
-	for _, d := range []*Dataset{dense, convert(t, dense, Sparse)} {
-		xv := newView(d)
-		g := make([]float64, (cols+1)*(cols+1))
-		require.NoError(t, xv.gram(context.Background(), g))
-		for _, tc := range []struct {
-			name string
-			l    lassoProblem
-			want float64
-		}{
-			{"direct", newLassoDirect(&xv), f},
-			{"gram", newLassoGram(&xv, g), f - vv},
-		} {
-			tc.l.setRHS(v, 0.5)
-			assert.InDelta(t, tc.want, tc.l.Func(theta), tol*mag, "%s sparse=%v: Func", tc.name, d.IsSparse())
-			gr := make([]float64, cols+1)
-			assert.InDelta(t, tc.want, tc.l.FuncGrad(gr, theta), tol*mag, "%s sparse=%v: FuncGrad's value", tc.name, d.IsSparse())
-			assert.InDeltaSlice(t, grad, gr, tol*mag, "%s sparse=%v: gradient", tc.name, d.IsSparse())
-		}
+		require.True(t, v.uniform, "amax %g", c.amax)
+		assert.Equal(t, math.Ldexp(1, c.e), v.c, "amax %g", c.amax)
+		assert.Equal(t, []float64{v.c}, v.scale)
+		assert.False(t, math.IsInf(1/v.c, 0), "1/c finite")
+		assert.Equal(t, math.Ldexp(1, c.e), 1/v.penaltyScale(), "the solver's coefficients are c times the raw ones")
 	}
 }
 
-// TestLipschitz checks the power iteration's bound on operators of known
-// spectrum: the zero operator gives 1 (as documented: any step is exact),
-// and diag(4, 1, 1/4) gives 1.01 (m + res) with m + res at or above its
-// largest eigenvalue 4 (the Rayleigh quotient m alone is below it: the
-// start is not an eigenvector, and the iterate is ~1e-3 away from e1 when
-// res <= 1e-3 m stops it, so m + res exceeds 4 by ~3e-3, far above
-// rounding) and at most 4 (1 + 1e-3) (the stopping residual).
-func TestLipschitz(t *testing.T) {
-	ctx := context.Background()
-	l, err := lipschitz(ctx, 3, func(dst, _ []float64) { clear(dst) })
+// TestUniformViewTransposeNoUnderflow: on features of 2^1000 (c = 2^1001)
+// with a small residual r = 2^-100, X'^T r = sum x r / c = 3 x 2^-101 and
+// sum(r) = 3 x 2^-100, exactly: the pre-scaling by 2^-(e/2) keeps r*pre
+// normal (2^-600), where a pre-scaling by 2^-e would flush it to zero.
+func TestUniformViewTransposeNoUnderflow(t *testing.T) {
+	d := tinyDense(t, 0x1p1000, 3)
+	v := uniformView(d, 0x1p1000).clone()
+	require.True(t, v.uniform)
+	g := make([]float64, 2)
+	v.mulTransVec(g, []float64{0x1p-100, 0x1p-100, 0x1p-100})
+	assert.Equal(t, []float64{3 * 0x1p-101, 3 * 0x1p-100}, g)
+}
+
+// TestStandardViewSparseCenteringBound: a sparse column is centered when
+// |mean| <= sparseFoldMaxOffset*sd, the bound included, and not beyond;
+// a dense one always.
+func TestStandardViewSparseCenteringBound(t *testing.T) {
+	sp, err := NewSparse([]int{0, 2}, []int32{0, 1}, []float64{1, 1}, 2, []int{0, 1}, []float64{1})
 	require.NoError(t, err)
-	assert.Equal(t, 1.0, l)
-	diag := []float64{4, 1, 0.25}
-	l, err = lipschitz(ctx, 3, func(dst, x []float64) {
-		for i := range dst {
-			dst[i] = diag[i] * x[i]
-		}
-	})
+	st := &colStats{
+		mean:     []float64{sparseFoldMaxOffset, sparseFoldMaxOffset + 1},
+		sd:       []float64{1, 1},
+		constant: []bool{false, false},
+		amax:     []float64{1, 1},
+	}
+	assert.Equal(t, []float64{sparseFoldMaxOffset, 0}, standardView(sp, st, true).mu)
+	dn := convert(t, sp, Dense)
+	assert.Equal(t, st.mean, standardView(dn, st, true).mu)
+}
+
+// TestFoldableBandInclusive: foldable accepts magnitudes within
+// 2^±foldMaxExp, both ends included.
+func TestFoldableBandInclusive(t *testing.T) {
+	st := &colStats{mean: []float64{0}, sd: []float64{1}, constant: []bool{false}}
+	for _, a := range []float64{math.Ldexp(1, foldMaxExp), math.Ldexp(1, -foldMaxExp)} {
+		st.amax = []float64{a}
+		assert.True(t, foldable(st, true), "amax %g", a)
+	}
+}
+
+// TestFitScaleNonePenaltyScale: with ScaleNone the penalty is on the raw
+// coefficients, so a fit on the features times 2^k with lambda times 2^k
+// is the same problem (beta/2^k for beta). Beyond 2^±uniformMaxExp the
+// solver divides the features by c = 2^e; starting from features whose
+// largest magnitude is in [0.5, 1) (e = 0, solved unscaled) it then sees
+// the same matrix and penalty bit for bit, so the bag scores are the
+// same bits.
+func TestFitScaleNonePenaltyScale(t *testing.T) {
+	d0, _, err := Synthetic(SynthConfig{Bags: 30, MinInstances: 1, MaxInstances: 4, Features: 5, Seed: 8})
 	require.NoError(t, err)
-	assert.GreaterOrEqual(t, l, 1.01*4)
-	assert.LessOrEqual(t, l, 1.01*4*(1+1e-3))
+	amax, err := maxAbs(context.Background(), d0)
+	require.NoError(t, err)
+	_, e := math.Frexp(amax)
+	d := scaled(t, d0, -e)
+	opt := DefaultOptions()
+	opt.Scaling, opt.MaxIter = ScaleNone, 40
+	m, err := Fit(context.Background(), d, opt)
+	require.NoError(t, err)
+	want, err := m.BagScores(d)
+	require.NoError(t, err)
+	require.NotZero(t, m.Result().NonZero, "lambda %g leaves some coefficient", opt.Lambda)
+	for _, k := range []int{900, -900} {
+		dk := scaled(t, d, k)
+		ok := opt
+		ok.Lambda = math.Ldexp(opt.Lambda, k)
+		mk, err := Fit(context.Background(), dk, ok)
+		require.NoError(t, err)
+		got, err := mk.BagScores(dk)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "2^%d", k)
+	}
 }

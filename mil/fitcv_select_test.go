@@ -228,3 +228,42 @@ func testRejectMargin(t *testing.T, pos int) {
 		assert.Equal(t, []bool{true, true, false}, cv.alive, "Reject %g, RejectSE %g", c.reject, c.rejectSE)
 	}
 }
+
+// TestPairedSE checks the standard error of the mean paired difference by
+// hand: differences (0.1, 0.3, 0.2) have mean 0.2, sample std 0.1, so
+// 0.1/sqrt(3); one fold gives 0.
+func TestPairedSE(t *testing.T) {
+	a := []float64{0.9, 0.8, 0.75}
+	b := []float64{0.8, 0.5, 0.55}
+	assert.InDelta(t, 0.1/math.Sqrt(3), pairedSE(a, b), 1e-15)
+	assert.InDelta(t, pairedSE(a, b), pairedSE(b, a), 1e-15)
+	assert.Zero(t, pairedSE(a[:1], b[:1]))
+}
+
+// TestDevianceEmptyClass: Balanced weighs a class by 1/(2 B_c), undefined
+// (NaN) when either class is missing from the bags; Uniform is the plain
+// mean, log(1 + e^{-(2y-1) q}) = log(1 + e^{0.5}) for y = 0, q = 0.5.
+func TestDevianceEmptyClass(t *testing.T) {
+	for _, y := range []float64{0, 1} {
+		assert.True(t, math.IsNaN(deviance([]float64{0.5, -1}, []float64{y, y}, Balanced)), "only class %v", y)
+	}
+	assert.InDelta(t, math.Log1p(math.Exp(0.5)), deviance([]float64{0.5}, []float64{0}, Uniform), 1e-15)
+}
+
+// TestMeanStdAUCByHand: the mean and sample std of the non-NaN values:
+// (0.5, 0.7) have mean 0.6 and std sqrt((0.01 + 0.01)/1) = sqrt(0.02), a
+// NaN among them changes nothing, no value gives a NaN mean; pairedSE
+// over two folds with differences (0.1, 0.3) is sqrt(0.02)/sqrt(2) = 0.1.
+func TestMeanStdAUCByHand(t *testing.T) {
+	for _, x := range [][]float64{{0.5, 0.7}, {0.5, math.NaN(), 0.7}} {
+		m, sd, n := meanStdAUC(x)
+		assert.InDelta(t, 0.6, m, 1e-15)
+		assert.InDelta(t, math.Sqrt(0.02), sd, 1e-15)
+		assert.Equal(t, 2, n)
+	}
+	m, sd, n := meanStdAUC([]float64{math.NaN()})
+	assert.True(t, math.IsNaN(m))
+	assert.Zero(t, sd)
+	assert.Zero(t, n)
+	assert.InDelta(t, 0.1, pairedSE([]float64{0.9, 0.8}, []float64{0.8, 0.5}), 1e-15)
+}
