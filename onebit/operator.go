@@ -622,3 +622,10 @@ const (
 	compactLanczosTol  = 1e-3
 	compactPowerMargin = 1.05
 )
+
+func growBools(b []bool, n int) []bool {
+	if cap(b) < n {
+		return make([]bool, n)
+	}
+	return b[:n]
+}
