@@ -217,6 +217,12 @@ func selectKth(a []float64, k int) float64 {
 	return selectKthBudget(a, k, 2*bits.Len(uint(len(a))))
 }
 
+// median returns the median of a (the lower one for even lengths),
+// reordering a (selectKth).
+func median(a []float64) float64 {
+	return selectKth(a, (len(a)-1)/2)
+}
+
 // selectKthBudget is selectKth with at most budget partitions before the
 // sort (a parameter so that tests reach the sort).
 func selectKthBudget(a []float64, k, budget int) float64 {

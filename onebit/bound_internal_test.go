@@ -27,9 +27,9 @@ func TestBoundSound(t *testing.T) {
 		var s Solver
 		s.resize(p)
 		s.op = &s.full
-		s.out = make([]bool, m)
-		s.wolfeCap = 1000
-		s.cw.resetBound(m)
+		s.cell.out = make([]bool, m)
+		s.cell.maxIter = 1000
+		s.sw.reset(m)
 		copy(s.x, in.X)
 		var sup []int
 		for j, v := range in.X {
@@ -38,7 +38,7 @@ func TestBoundSound(t *testing.T) {
 			}
 		}
 		var res RecoverResult
-		mu := s.margin(p, sup, 0, &res)
+		mu := s.searchMargin(p, sup, 0, nil, nil, &res) // its corral joins the pool
 		if !(mu > 0) {
 			t.Fatalf("seed %d: margin %g on the true support", seed, mu)
 		}
@@ -58,7 +58,7 @@ func TestBoundSound(t *testing.T) {
 			for f, fl := range floors {
 				below[f] = s.below(p, tr, fl)
 			}
-			mg := s.margin(p, tr, 0, &res)
+			mg := s.searchMargin(p, tr, 0, nil, nil, &res)
 			for f, fl := range floors {
 				if below[f] {
 					claims++
@@ -87,7 +87,7 @@ func TestBoundSound(t *testing.T) {
 // as they are, bit for bit, while it leaves out margin computations.
 func TestBoundSameEstimates(t *testing.T) {
 	bounded := 0
-	recoverOnOff(t, 500, "with the bound", "without", func(s *Solver) { s.cw.boundOff = true },
+	recoverOnOff(t, 500, "with the bound", "without", func(s *Solver) { s.sw.boundOff = true },
 		func(f int, seed uint64, rOn, rOff RecoverResult) {
 			if rOff.Bounded != 0 {
 				t.Errorf("family %d seed %d: %d trials bounded with the bound off", f, seed, rOff.Bounded)

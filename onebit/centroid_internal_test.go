@@ -13,7 +13,7 @@ import (
 
 // randomCell returns n unit rows (q columns) of signs consistent with a
 // random unit direction x0: the consistency cell of n Gaussian
-// measurements of x0 on its support, as Recover sees it after centerWork.load.
+// measurements of x0 on its support, as Recover sees it after wolfeWork.load.
 func randomCell(n, q int, seed uint64) (b, x0 []float64) {
 	r := rand.New(rand.NewPCG(seed, 0x63656e74))
 	x0 = make([]float64, q)
@@ -143,7 +143,7 @@ func BenchmarkCentroid(b *testing.B) {
 // cellCenter returns the center of the cell of the unit rows b (Wolfe's
 // algorithm, as Recover's Center), starting from x.
 func cellCenter(t testing.TB, b []float64, n, q int, x []float64) []float64 {
-	var cw centerWork
+	var cw wolfeWork
 	y := make([]float64, n)
 	for i := range y {
 		y[i] = 1

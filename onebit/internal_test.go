@@ -60,7 +60,8 @@ func TestRegress(t *testing.T) {
 	var s Solver
 	s.resize(p)
 	x := make([]float64, 100)
-	k, v, ok := s.regress(t.Context(), p, x)
+	fit, ok := s.regress(t.Context(), p, x)
+	k, v := fit.k, fit.v
 	if !ok || k != 4 {
 		t.Fatalf("regress: support %d (ok %v), want 4", k, ok)
 	}
@@ -95,7 +96,7 @@ func TestRegress(t *testing.T) {
 	// Cancelled: no fit.
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, _, ok := s.regress(ctx, p, x); ok {
+	if _, ok := s.regress(ctx, p, x); ok {
 		t.Error("regress ignored a cancelled context")
 	}
 }
@@ -202,8 +203,8 @@ func TestCenterFalseOutliers(t *testing.T) {
 	var s Solver
 	s.resize(p)
 	s.fullInit(p, in.X)
-	s.wolfeCap = 200
-	s.out = growBools(s.out, p.m)
+	s.cell.maxIter = 200
+	s.cell.out = growBools(s.cell.out, p.m)
 	// Flag the signs nearest the boundary (the support vectors, which a
 	// center without them would move past).
 	ax := make([]float64, p.m)
@@ -214,12 +215,12 @@ func TestCenterFalseOutliers(t *testing.T) {
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(math.Abs(ax[a]), math.Abs(ax[b])) })
 	for _, i := range order[:3] {
-		s.out[i] = true
+		s.cell.out[i] = true
 	}
 	res := RecoverResult{Outliers: 3}
-	s.center(p, &res)
-	if res.Outliers != 0 || !res.Centered || s.partial {
-		t.Fatalf("outliers %d, centered %v, partial %v: want 0, true, false", res.Outliers, res.Centered, s.partial)
+	partial, err := s.center(t.Context(), nil, p, s.cell.maxIter, &res)
+	if err != nil || res.Outliers != 0 || !res.Centered || partial {
+		t.Fatalf("%v: outliers %d, centered %v, partial %v: want 0, true, false", err, res.Outliers, res.Centered, partial)
 	}
 	x := make([]float64, p.n)
 	s.unslot(x, s.x[:s.op.k])
@@ -287,7 +288,7 @@ func TestWolfeOptimal(t *testing.T) {
 				}
 				y[i] = sign(a)
 			}
-			var cw centerWork
+			var cw wolfeWork
 			if n := cw.load(tc.m, tc.s, func(c int) []float64 { return cols[c] }, y, nil); n != tc.m {
 				t.Fatalf("loaded %d rows of %d", n, tc.m)
 			}
@@ -391,16 +392,17 @@ func TestRegressExtend(t *testing.T) {
 	for seed := range uint64(seeds) {
 		in, p := rademacherFor(t, m, n, 20, 0.03, 100+seed)
 		s.resize(p)
-		k, v, ok := s.regress(t.Context(), p, x)
-		if !ok || k < s.rw.ricK || s.rw.ricK < 1 {
-			t.Fatalf("seed %d: support %d, RIC stop %d, ok %v", seed, k, s.rw.ricK, ok)
+		fit, ok := s.regress(t.Context(), p, x)
+		k, v, ricK := fit.k, fit.v, fit.ricK
+		if !ok || k < ricK || ricK < 1 {
+			t.Fatalf("seed %d: support %d, RIC stop %d, ok %v", seed, k, ricK, ok)
 		}
-		xr := lsOnSupport(p, s.rw.sel[:s.rw.ricK])
+		xr := lsOnSupport(p, s.rw.sel[:ricK])
 		vr := mismatchesOf(p, xr)
-		if d, dr := description(n, m, k, v), description(n, m, s.rw.ricK, vr); d > dr+1e-9 {
+		if d, dr := description(n, m, k, v), description(n, m, ricK, vr); d > dr+1e-9 {
 			t.Errorf("seed %d: description %g nats, at the RIC stop %g", seed, d, dr)
 		}
-		if k > s.rw.ricK {
+		if k > ricK {
 			grown++
 		}
 		sumExt += AngularError(in.X, x)
@@ -715,7 +717,7 @@ func TestOneMagnitude(t *testing.T) {
 // TestPolishGatherGate checks that the polish gathers BIHT's products on
 // Generate's instances and keeps the dense ones on a sign matrix (the
 // instances of TestRecoverPolish, whose polish runs on some, and their
-// Rademacher versions): the polish sets s.bw.gather, left at the other
+// Rademacher versions): the polish sets s.pol.biht.gather, left at the other
 // value before each Recover, when it runs.
 func TestPolishGatherGate(t *testing.T) {
 	const n, m, k = 1000, 250, 10
@@ -741,11 +743,11 @@ func TestPolishGatherGate(t *testing.T) {
 			p      *Problem
 			gather bool
 		}{{p, true}, {rp, false}} {
-			s.bw.gather = !c.gather
+			s.pol.biht.gather = !c.gather
 			if _, err := s.Recover(context.Background(), c.p, x, DefaultRecoverOptions()); err != nil {
 				t.Fatal(err)
 			}
-			if s.bw.gather == c.gather {
+			if s.pol.biht.gather == c.gather {
 				set[f]++
 			}
 		}

@@ -89,7 +89,7 @@ func TestCenterLoadColumns(t *testing.T) {
 		return shared
 	}
 	skip := func(i int) bool { return i%5 == 3 }
-	var cw centerWork
+	var cw wolfeWork
 	n := cw.load(m, s, col, y, skip)
 	if calls != s {
 		t.Errorf("load called col %d times, want %d", calls, s)

@@ -50,16 +50,21 @@ func TestRecoverCheckEdges(t *testing.T) {
 // Clean field replaces its plain one only when set (> 0; 0 keeps EpsRel,
 // LambdaStart, LambdaGrowth), CleanReweightRel is the reweighting rounds'
 // InnerRel (not InnerRel, which the defaults make equal: 0.01 both) and
-// CleanWarm the warm start; the plain schedule has neither (its rounds
-// solve to InnerTol).
+// CleanWarm the warm start, CleanMaxOutliers the share of the signs the
+// final steps may leave out (0: any, of m signs m; 0.05 of 70, 3); the
+// plain schedule has none of them (its rounds solve to InnerTol).
 func TestRecoverCleanSchedule(t *testing.T) {
 	o := DefaultRecoverOptions()
 	o.EpsRel, o.LambdaStart, o.LambdaGrowth, o.InnerRel = 0.02, 50, 4, 0.03
 	o.CleanEpsRel, o.CleanLambdaStart, o.CleanLambdaGrowth, o.CleanReweightRel, o.CleanWarm = 0.2, 500, 8, 0.05, true
 	require.Equal(t, schedule{start: 50, growth: 4, epsRel: 0.02}, o.plain())
-	require.Equal(t, schedule{start: 500, growth: 8, epsRel: 0.2, reweightRel: 0.05, warm: true}, o.clean())
+	require.Equal(t, schedule{start: 500, growth: 8, epsRel: 0.2, reweightRel: 0.05, warm: true, maxOutliers: 0.05}, o.clean())
+	require.Equal(t, 70, o.plain().maxOut(70))
+	require.Equal(t, 3, o.clean().maxOut(70))
 	o.CleanEpsRel, o.CleanLambdaStart, o.CleanLambdaGrowth, o.CleanReweightRel, o.CleanWarm = 0, 0, 0, 0, false
+	o.CleanMaxOutliers = 0
 	require.Equal(t, schedule{start: 50, growth: 4, epsRel: 0.02}, o.clean())
+	require.Equal(t, 70, o.clean().maxOut(70))
 }
 
 // oneColumn returns the M x 1 Problem with column a and signs y.
@@ -133,10 +138,10 @@ func TestRecoverRegressCandidate(t *testing.T) {
 		// The fit, and its probit flip rate, as Recover computes them.
 		s.resize(p)
 		s.rw.x = make([]float64, 1)
-		k, v, ok := s.regress(context.Background(), p, s.rw.x)
+		fit, ok := s.regress(context.Background(), p, s.rw.x)
 		require.True(t, ok)
-		require.Equal(t, 1, k, c.name)
-		require.Equal(t, c.v, v, c.name)
+		require.Equal(t, 1, fit.k, c.name)
+		require.Equal(t, c.v, fit.v, c.name)
 		require.Equal(t, 1.0, s.rw.x[0], c.name)
 		_, flip := signCode(s.rw.ax, p.y, make([]float64, p.m))
 		require.Equal(t, c.flip, flip, c.name)
@@ -231,8 +236,10 @@ func stageCounts(t *testing.T, s *Solver, p *Problem, o RecoverOptions) (lambdas
 			break
 		}
 	}
-	if o.Regress {
-		guardK = s.rw.ricK
+	if o.Regress { // the regression's, as Recover runs it (on the Solver sized by Recover)
+		fit, err := s.signRegression(context.Background(), p, x, true)
+		require.NoError(t, err)
+		guardK = fit.ricK
 	}
 	return lambdas, nz, guardK
 }
@@ -327,8 +334,18 @@ func TestCapDepthFromW(t *testing.T) {
 	s.resize(p)
 	s.op = &s.full
 	s.x[0], s.w[0] = 0, 0.5
-	s.capPrev = math.Inf(1)
-	require.InDelta(t, 3*2/0.6745, s.capDepth(p, 3), 1e-14)
+	require.InDelta(t, 3*2/0.6745, capDepthOf(&s, p, 3, math.Inf(1)), 1e-14)
+}
+
+// capDepthOf is capDepth with the cap scale Cap and the previous tau
+// prev, its product into a buffer of its own.
+func capDepthOf(s *Solver, p *Problem, scale, prev float64) float64 {
+	c := lossCap{scale: scale, tau: prev}
+	tau, ok := s.capDepth(p, &c, make([]float64, p.m))
+	if ok && c.tau != tau {
+		panic("capDepth's tau is not the one it records")
+	}
+	return tau
 }
 
 // TestMarkOutliersAtTau pins markOutliers' "violated deeper than the
@@ -348,17 +365,16 @@ func TestMarkOutliersAtTau(t *testing.T) {
 		s.resize(p)
 		s.op = &s.full
 		s.x[0] = 1
-		s.capPrev = math.Inf(1)
 		return p
 	}
-	tau := s.capDepth(setup(), capScale)
+	tau := capDepthOf(&s, setup(), capScale, math.Inf(1))
 	require.InDelta(t, capScale*3/0.6745*math.Sin(2*math.Pi/5), tau, 1e-14)
 	require.Greater(t, tau, 3.0)
 	require.Less(t, tau, 4.0)
 	phi[4] = tau
 	p := setup()
-	require.Equal(t, 1, s.markOutliers(p, capScale, p.m))
-	require.Equal(t, []bool{false, false, false, true, false}, s.out)
+	require.Equal(t, 1, s.markOutliers(p, &lossCap{scale: capScale, tau: math.Inf(1)}, p.m))
+	require.Equal(t, []bool{false, false, false, true, false}, s.cell.out)
 }
 
 // TestRegressWinsBound pins regressWins' domain "for supports up to
@@ -381,7 +397,7 @@ func TestRegressWinsBound(t *testing.T) {
 func TestSmallestPositions(t *testing.T) {
 	var s Solver
 	s.x = []float64{0, -8, 3, 0, -1, 7, 2, 6, -5, 4}
-	s.pos = make([]int, 0, 10)
+	s.sw.pos = make([]int, 0, 10)
 	sup := []int{1, 2, 4, 5, 6, 7, 8, 9} // magnitudes 8 3 1 7 2 6 5 4
 	require.Equal(t, []int{2, 4, 1, 7, 6, 5}, s.smallest(sup))
 	require.Equal(t, []int{2, 1, 0}, s.smallest(sup[:3]))
@@ -408,7 +424,8 @@ func TestPruneSingle(t *testing.T) {
 func TestCenterTrimBoundary(t *testing.T) {
 	s, p := boundSolver(t, []float64{1, 1, -1, -1}, 2, 2, []float64{1, 0.05})
 	var res RecoverResult
-	s.center(p, &res)
+	_, err := s.center(context.Background(), nil, p, s.cell.maxIter, &res)
+	require.NoError(t, err)
 	require.Zero(t, res.Pruned)
 	require.True(t, res.Centered)
 	require.Equal(t, []int{0, 1}, s.support())
@@ -595,7 +612,7 @@ func TestSearchMaxSupport(t *testing.T) {
 		normalize(x)
 		var res RecoverResult
 		opt := RecoverOptions{Refit: true, RefitMaxIter: 50}
-		require.NoError(t, s.search(context.Background(), p, x, &opt, &res, math.Inf(1)))
+		require.NoError(t, consistentStepsOf(&s, p, x, opt, math.Inf(1), &res))
 		require.Equal(t, q == 32, res.Margins > 0, "support of %d: %+v", q, res)
 	}
 }
@@ -630,7 +647,7 @@ func TestRefitGradientSkipsOutliers(t *testing.T) {
 		5, 1, 0, 0, 5, -1, 0, 0,
 		-1, 0, 0, 100,
 	}, 7, 4, []float64{1, 0, 0, 0})
-	s.out[6] = true
+	s.cell.out[6] = true
 	requireRefitJoinsTwo(t, s, p)
 }
 
@@ -650,19 +667,19 @@ func TestPolishTellsOneMore(t *testing.T) {
 		var s Solver
 		s.resize(p)
 		s.op = &s.full
-		s.out = make([]bool, p.m)
-		s.wolfeCap = 50
+		s.cell.out = make([]bool, p.m)
+		s.cell.maxIter = 50
 		s.x[0], s.x[1], s.x[2] = 0.6, 0.64, 0.48
 		res := RecoverResult{Centered: true, Margin: 0.01}
-		require.NoError(t, s.polish(context.Background(), p, &res))
+		require.NoError(t, s.polish(context.Background(), nil, p, false, s.cell.maxIter, &res))
 		require.False(t, res.Polished)
 
 		var ref Solver
 		ref.resize(p)
 		sm := p.signMatrix()
-		ref.bw.gather, ref.bw.signs = !sm, sm
+		ref.pol.biht.gather, ref.pol.biht.signs = !sm, sm
 		for _, k := range c.ks {
-			br, err := ref.bw.run(context.Background(), &ref.full, p.y, ref.bx, k, polishMaxIter, polishPatience)
+			br, err := ref.pol.biht.run(context.Background(), &ref.full, p.y, ref.pol.x, k, polishMaxIter, polishPatience)
 			require.NoError(t, err)
 			require.Positive(t, br.Hamming, "N = %d, K = %d", c.n, k)
 		}
@@ -683,17 +700,27 @@ func TestPolishPartialTakesSeparable(t *testing.T) {
 	var s Solver
 	s.resize(p)
 	s.op = &s.full
-	s.out = make([]bool, m)
-	s.wolfeCap = 200
+	s.cell.out = make([]bool, m)
+	s.cell.maxIter = 200
 	s.x[0], s.x[1], s.x[2] = 0.6, 0.64, 0.48
-	s.partial = true
 	res := RecoverResult{Centered: true, Margin: 10}
-	require.NoError(t, s.polish(context.Background(), p, &res))
+	require.NoError(t, s.polish(context.Background(), nil, p, true, s.cell.maxIter, &res))
 	require.True(t, res.Polished)
 	require.Positive(t, res.Margin)
 	require.Less(t, res.Margin, 1.0)
-	require.False(t, s.partial)
+	// No longer the center of the satisfied signs only: all the signs
+	// are separable on the support taken.
+	require.Positive(t, s.margin(p, s.support(), 0, &RecoverResult{}))
 	require.Zero(t, mismatchesOf(p, s.x[:n]))
+}
+
+// consistentStepsOf runs Recover's steps after the neADMM stages
+// (consistentSteps) with opt on the unit estimate x, outliers left out by
+// the cap opt.Cap measured afresh, and a sign regression whose
+// descriptions of the signs are fitDesc.
+func consistentStepsOf(s *Solver, p *Problem, x []float64, opt RecoverOptions, fitDesc float64, res *RecoverResult) error {
+	plan := stagePlan{opt: &opt, sch: opt.plain(), cap: lossCap{scale: opt.Cap, tau: math.Inf(1)}}
+	return s.consistentSteps(context.Background(), p, x, &plan, regressFit{desc: fitDesc, code: fitDesc}, res)
 }
 
 // TestPolishTinyCount pins the polish's gate on tiny coordinates: "at
@@ -715,7 +742,7 @@ func TestPolishTinyCount(t *testing.T) {
 		normalize(x)
 		var res RecoverResult
 		opt := RecoverOptions{Center: true, Polish: true, RefitMaxIter: 50}
-		require.NoError(t, s.search(context.Background(), p, x, &opt, &res, math.Inf(1)))
+		require.NoError(t, consistentStepsOf(s, p, x, opt, math.Inf(1), &res))
 		require.True(t, res.Centered)
 		require.InDelta(t, 1, res.Margin, 1e-12)
 		require.Equal(t, c.runs, s.full.products > 0, "third coordinate %g: %+v", c.third, res)
@@ -730,8 +757,8 @@ func wsSolver(t *testing.T) (*Solver, *Problem) {
 	p := twoColumnSigns(t, m, n, 3, 5, 7, 1)
 	s := new(Solver)
 	s.resize(p)
-	s.out = make([]bool, m)
-	s.wolfeCap = 200
+	s.cell.out = make([]bool, m)
+	s.cell.maxIter = 200
 	x := make([]float64, n)
 	x[0], x[1] = 1, 1
 	s.wsInit(p, x, 2)
@@ -757,9 +784,9 @@ func TestWorkingSetQuarter(t *testing.T) {
 	require.Equal(t, 2, s.ws.k)
 
 	s, p = wsSolver(t)
-	s.bx[5], s.bx[7] = 0.6, 0.8
+	s.pol.x[5], s.pol.x[7] = 0.6, 0.8
 	res := RecoverResult{Centered: true, Margin: 1e-9}
-	require.True(t, s.polishTake(p, &res))
+	require.True(t, s.polishTake(p, false, &res))
 	require.True(t, res.Polished)
 	require.Equal(t, 4, s.ws.k)
 }

@@ -168,7 +168,6 @@ func TestM3WorkingSetGrowth(t *testing.T) {
 
 		var s Solver
 		m3WSStart(&s, p, c.k0)
-		s.noFull, s.overflow = true, false
 		var sizes []int
 		oc := o
 		oc.Callback = func(neadmm.Iteration) bool {
@@ -177,13 +176,13 @@ func TestM3WorkingSetGrowth(t *testing.T) {
 			}
 			return false
 		}
-		r, err := s.stage(context.Background(), p, oc, false, 1)
+		r, overflow, err := s.stage(context.Background(), p, oc, solveMode{off: 1, noFull: true})
 		require.NoError(t, err)
 		require.Equal(t, c.k0, sizes[0])
 		if c.overflow {
-			if !s.overflow || r.KKTChecks != 1 || s.ws.k != c.k0 {
+			if !overflow || r.KKTChecks != 1 || s.ws.k != c.k0 {
 				t.Errorf("k0 = %d: overflow %v after %d checks at size %d (sizes %v), want an overflow on the first check at %d",
-					c.k0, s.overflow, r.KKTChecks, s.ws.k, sizes, c.k0)
+					c.k0, overflow, r.KKTChecks, s.ws.k, sizes, c.k0)
 			}
 			continue
 		}
@@ -333,8 +332,8 @@ func TestM3InnerRelTolerance(t *testing.T) {
 // and a corral of 6 new ones make 96, all kept; a corral of 7 would make
 // 97, and the pool restarts from those 7.
 func TestM3BoundPoolCap(t *testing.T) {
-	corral := func(rows ...int) *centerWork {
-		var src centerWork
+	corral := func(rows ...int) *wolfeWork {
+		var src wolfeWork
 		for t, i := range rows {
 			src.corral = append(src.corral, t)
 			src.rowIdx = append(src.rowIdx, i)
@@ -352,9 +351,9 @@ func TestM3BoundPoolCap(t *testing.T) {
 		add  int
 		want []int
 	}{{6, seq(0, 96)}, {7, seq(90, 97)}} {
-		var cw centerWork
-		cw.resetBound(200)
-		bw := cw.bound
+		var sw searchWork
+		sw.reset(200)
+		bw := sw.bound
 		bw.addCorral(corral(seq(0, 90)...))
 		require.Len(t, bw.rows, 90)
 		bw.addCorral(corral(seq(90, 90+c.add)...))
@@ -469,13 +468,13 @@ func TestM3PursueZeroIterate(t *testing.T) {
 	require.Equal(t, 1, s.full.trans)
 }
 
-// TestM3ReserveGrowth pins centerWork.reserve's growth ("for at least s,
+// TestM3ReserveGrowth pins wolfeWork.reserve's growth ("for at least s,
 // with half as much again as before when they must grow", at least 8):
 // from nothing a support of 8 sizes for 8, one of 9 for 12 = 8 + 8/2,
 // supports up to 12 then keep it (no new buffers: the same b), 13 sizes
 // for 18.
 func TestM3ReserveGrowth(t *testing.T) {
-	var cw centerWork
+	var cw wolfeWork
 	for _, c := range []struct{ s, capS int }{{3, 8}, {8, 8}, {9, 12}, {12, 12}, {13, 18}} {
 		b := cw.b
 		cw.reserve(10, c.s)
@@ -508,11 +507,11 @@ func TestM3RegressCap(t *testing.T) {
 		}
 	}
 	require.Less(t, description(n, m, 6, 0), description(n, m, 5, 3), "without the cap, 6 columns would be the shortest")
-	s, _, k, v := regressOn(t, phi, m, n, y)
-	require.Equal(t, 5, k)
-	require.Equal(t, 3, v)
+	s, fit := regressOn(t, phi, m, n, y)
+	require.Equal(t, 5, fit.k)
+	require.Equal(t, 3, fit.v)
 	require.Equal(t, []int{0, 1, 2, 3, 4}, s.rw.sel)
-	require.Zero(t, s.rw.ricK)
+	require.Zero(t, fit.ricK)
 }
 
 // TestM3RegressExtendWindow pins the regression's stop past the RIC (regress:
@@ -547,14 +546,14 @@ func TestM3RegressExtendWindow(t *testing.T) {
 			phi[i*n+i-15] = 1
 		}
 	}
-	s, x, k, v := regressOn(t, phi, m, n, y)
-	require.Equal(t, 1, k)
-	require.Zero(t, v)
+	s, fit := regressOn(t, phi, m, n, y)
+	require.Equal(t, 1, fit.k)
+	require.Zero(t, fit.v)
 	require.Equal(t, []int{0}, s.rw.sel)
-	require.Equal(t, 1, s.rw.ricK)
+	require.Equal(t, 1, fit.ricK)
 	want := make([]float64, n)
 	want[0] = 1
-	require.Equal(t, want, x)
+	require.Equal(t, want, fit.x)
 	require.Equal(t, 4, s.full.products, "products with Phi^T")
 	w := 0.0
 	for _, d := range []float64{1, 1, 84.0 / 100, 84.0 / 100, 80.0 / 100, 1.0 / 13} {
@@ -680,7 +679,7 @@ func TestM3BestCoordinateTies(t *testing.T) {
 	require.Equal(t, []float64{1, 0, 0}, x)
 }
 
-// TestM3WarmStart pins centerWork.warm: from a start of more than s+1
+// TestM3WarmStart pins wolfeWork.warm: from a start of more than s+1
 // rows it keeps the s+1 of largest weight, largest first, renormalized,
 // and runs the minor cycles. Rows (s = 2) b_0 = (1, 0),
 // b_1 = (-1, 1)/sqrt 2, b_2 = (-1, -1)/sqrt 2, b_3 = (0, 1), weights 0.5,
@@ -692,7 +691,7 @@ func TestM3BestCoordinateTies(t *testing.T) {
 // point is the origin, so solve reports it below the floor.
 func TestM3WarmStart(t *testing.T) {
 	cols := [][]float64{{1, -1, -1, 0}, {0, 1, -1, 1}}
-	var cw centerWork
+	var cw wolfeWork
 	require.Equal(t, 4, cw.load(4, 2, func(c int) []float64 { return cols[c] }, []float64{1, 1, 1, 1}, nil))
 	cw.start = append(cw.start[:0], 0, 1, 2, 3)
 	cw.startLam = append(cw.startLam[:0], 0.5, 0.2, 0.25, 0.05)
@@ -840,9 +839,9 @@ func TestM3RegressHalfViolated(t *testing.T) {
 	}
 	phi[6*n+1] = -1
 	require.Less(t, description(n, m, 1, 6), description(n, m, 2, 5))
-	s, _, k, v := regressOn(t, phi, m, n, y)
-	require.Equal(t, 2, k)
-	require.Equal(t, 5, v)
+	s, fit := regressOn(t, phi, m, n, y)
+	require.Equal(t, 2, fit.k)
+	require.Equal(t, 5, fit.v)
 	require.Equal(t, []int{0, 1}, s.rw.sel)
 }
 

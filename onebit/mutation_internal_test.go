@@ -406,7 +406,7 @@ func TestKKTThreshold(t *testing.T) {
 	o := Options{Lambda: 1, Rho: 10, Policy: neadmm.RhoFixed, MaxIter: 300, EpsAbs: 1e-8, EpsRel: 1e-6,
 		InnerMaxIter: 500, InnerTol: 1e-10}
 	start(&s)
-	r, err := s.stage(context.Background(), p, o, true, math.MaxFloat64)
+	r, _, err := s.stage(context.Background(), p, o, solveMode{weighted: true, off: math.MaxFloat64})
 	require.NoError(t, err)
 	js, g = outside(&s, o.Lambda)
 	top := math.Abs(g[js[0]])
@@ -420,7 +420,7 @@ func TestKKTThreshold(t *testing.T) {
 	}{{2 * top, false}, {math.Sqrt(top*second) / (1 + kktSlack), true}, {math.Abs(g[js[2]]) / 2, true}} {
 		var s Solver
 		start(&s)
-		r, err := s.stage(context.Background(), p, o, true, c.wOff)
+		r, _, err := s.stage(context.Background(), p, o, solveMode{weighted: true, off: c.wOff})
 		require.NoError(t, err)
 		if (r.KKTChecks > 1) != c.checks || (s.ws.k > 6) != c.checks {
 			t.Errorf("wOff %g, largest |g_j| outside %g: %d checks, working set %d; want more than one: %v",
@@ -487,9 +487,10 @@ func TestPursuitGrid(t *testing.T) {
 		var s, ref Solver
 		s.resize(p)
 		ref.resize(p)
-		require.True(t, s.pursuit(t.Context(), p, c.eps, c.k, c.k))
+		desc, ok := s.pursuit(t.Context(), p, c.eps, c.k, c.k)
+		require.True(t, ok)
 		require.True(t, ref.pursue(t.Context(), p, c.k, 3, pursuitMaxIter, pursuitPatience))
-		require.Less(t, s.pw.bestDesc, math.Inf(1))
+		require.Less(t, desc, math.Inf(1))
 		require.Equal(t, ref.pw.x, s.pw.bestX, "M = %d, eps = %g, K = %d", c.m, c.eps, c.k)
 		require.Equal(t, c.k, countNonzero(s.pw.bestX))
 		if c.k > 1 {
@@ -561,9 +562,9 @@ func boundSolver(t *testing.T, phi []float64, m, n int, x []float64) (*Solver, *
 	s := new(Solver)
 	s.resize(p)
 	s.op = &s.full
-	s.out = make([]bool, m)
-	s.wolfeCap = 100
-	s.cw.resetBound(m)
+	s.cell.out = make([]bool, m)
+	s.cell.maxIter = 100
+	s.sw.reset(m)
 	copy(s.x, x)
 	return s, p
 }
@@ -586,24 +587,24 @@ func TestBoundBoundary(t *testing.T) {
 	s, p := boundSolver(t, []float64{1, 0, 0, 1}, 2, 2, []float64{1, 1})
 	sup := []int{0, 1}
 	var res RecoverResult
-	mu := s.margin(p, sup, 0, &res)
+	mu := s.searchMargin(p, sup, 0, nil, nil, &res) // its corral joins the pool
 	require.InDelta(t, math.Sqrt(0.5), mu, 1e-15)
 	w0 := s.ws.work
 	require.False(t, s.below(p, sup, mu*(1-1e-10)))
-	require.True(t, s.cw.bound.ran)
+	require.True(t, s.sw.bound.ran)
 	require.Equal(t, 3.0, s.ws.work-w0) // integers: exact
 	require.True(t, s.below(p, sup, mu*(1+1e-8)))
-	require.False(t, s.cw.bound.ran)
+	require.False(t, s.sw.bound.ran)
 
 	s, p = boundSolver(t, []float64{1, 0, -1, 0}, 2, 2, []float64{1, 1})
-	require.False(t, s.margin(p, sup, 0, &res) > 0)
+	require.False(t, s.searchMargin(p, sup, 0, nil, nil, &res) > 0)
 	require.True(t, s.below(p, sup, 0))
 	require.False(t, s.below(p, sup, -1), "a negative floor is never claimed")
 }
 
 // wolfeRows loads the rows (row-major, s columns, all signs +1) into a
-// fresh centerWork.
-func wolfeRows(rows []float64, s int) *centerWork {
+// fresh wolfeWork.
+func wolfeRows(rows []float64, s int) *wolfeWork {
 	m := len(rows) / s
 	cols := make([][]float64, s)
 	for c := range cols {
@@ -611,7 +612,7 @@ func wolfeRows(rows []float64, s int) *centerWork {
 			cols[c] = append(cols[c], rows[i*s+c])
 		}
 	}
-	cw := new(centerWork)
+	cw := new(wolfeWork)
 	cw.load(m, s, func(c int) []float64 { return cols[c] }, slices.Repeat([]float64{1}, m), nil)
 	return cw
 }
@@ -754,7 +755,7 @@ func TestCentroidStartOnWall(t *testing.T) {
 // the entries of the points that stay (its lower triangle, in corral
 // order).
 func TestWolfeDropSmallest(t *testing.T) {
-	cw := centerWork{gs: 4, corral: []int{5, 7, 9}, lam: []float64{0.5, 0.125, 0.375}, kept: make([]int, 4), gram: make([]float64, 16), cholN: 3, zN: 3}
+	cw := wolfeWork{gs: 4, corral: []int{5, 7, 9}, lam: []float64{0.5, 0.125, 0.375}, kept: make([]int, 4), gram: make([]float64, 16), cholN: 3, zN: 3}
 	for r := range 3 {
 		for u := 0; u <= r; u++ {
 			cw.gram[r*4+u] = float64(10*r + u) // 0; 10, 11; 20, 21, 22
@@ -897,7 +898,12 @@ func TestRecoverPursuitAloneRule(t *testing.T) {
 		code, _ := signCode(s.rw.ax, p.y, make([]float64, m))
 		regCode := describe(n, m, len(s.rw.sel), code)
 		want := slices.Clone(s.pw.bestX)
-		if !(s.pw.bestDesc < regCode-pursuitAlone) {
+		// The pursuit's description of the signs, as pursuit computed it
+		// for the estimate it kept.
+		nz, _ := s.fullMismatches(p, s.pw.bestX)
+		code, _ = signCode(s.pw.ax, p.y, make([]float64, m))
+		bestDesc := describe(n, m, nz, code)
+		if !(bestDesc < regCode-pursuitAlone) {
 			for j, v := range s.rw.x {
 				want[j] += v
 			}
@@ -905,7 +911,7 @@ func TestRecoverPursuitAloneRule(t *testing.T) {
 		} else {
 			alone++
 		}
-		require.InDeltaSlice(t, want, x, 1e-12, "seed %d: %.2f nats ahead", seed, regCode-s.pw.bestDesc)
+		require.InDeltaSlice(t, want, x, 1e-12, "seed %d: %.2f nats ahead", seed, regCode-bestDesc)
 	}
 	require.Equal(t, 2, alone)
 }
@@ -935,8 +941,7 @@ func TestCapDepth(t *testing.T) {
 		s.resize(p)
 		s.op = &s.full
 		s.x[0] = 1
-		s.capPrev = c.prev
-		require.InDelta(t, c.tau, s.capDepth(p, 3), 1e-14, "y %v, previous tau %g", c.y, c.prev)
+		require.InDelta(t, c.tau, capDepthOf(&s, p, 3, c.prev), 1e-14, "y %v, previous tau %g", c.y, c.prev)
 	}
 }
 
@@ -1092,16 +1097,15 @@ func TestSignCodeGrid(t *testing.T) {
 // Solver and requires it to return a fit; it returns the solver (for its
 // selection and counters), the fit x, its support size k and its
 // violations v.
-func regressOn(t *testing.T, phi []float64, m, n int, y []float64) (s *Solver, x []float64, k, v int) {
+func regressOn(t *testing.T, phi []float64, m, n int, y []float64) (*Solver, regressFit) {
 	t.Helper()
 	p, err := NewProblem(phi, m, n, y)
 	require.NoError(t, err)
-	s = new(Solver)
+	s := new(Solver)
 	s.resize(p)
-	x = make([]float64, n)
-	k, v, ok := s.regress(t.Context(), p, x)
+	fit, ok := s.regress(t.Context(), p, make([]float64, n))
 	require.True(t, ok)
-	return s, x, k, v
+	return s, fit
 }
 
 // TestRegressOrder checks the sign regression's greedy order and its RIC
@@ -1122,11 +1126,11 @@ func TestRegressOrder(t *testing.T) {
 	for i := range 8 {
 		phi = append(phi, a0[i], a1[i])
 	}
-	s, _, k, v := regressOn(t, phi, 8, 2, []float64{1, 1, 1, 1, 1, 1, 1, -1})
+	s, fit := regressOn(t, phi, 8, 2, []float64{1, 1, 1, 1, 1, 1, 1, -1})
 	require.Equal(t, []int{0, 1}, s.rw.sel)
-	require.Equal(t, 1, s.rw.ricK)
-	require.Equal(t, 2, k)
-	require.Zero(t, v)
+	require.Equal(t, 1, fit.ricK)
+	require.Equal(t, 2, fit.k)
+	require.Zero(t, fit.v)
 }
 
 // TestProductPathBoundaries checks the documented switches between the

@@ -154,6 +154,21 @@ func rmsShift(phi []float64, m, n int) (shift int, sfrob float64) {
 	return shift, sfrob
 }
 
+// lambdaScale returns N/||Phi||_F^2 for the Phi that Recover uses (p's,
+// or its copy scaled by a power of two, see rescaled): a mean-loss lambda
+// times it is the raw lambda of Options (see RecoverOptions). It is 1 for
+// Phi = 0 only.
+func (p *Problem) lambdaScale() float64 {
+	frob := p.frob
+	if p.shift != 0 {
+		frob = p.sfrob
+	}
+	if frob > 0 {
+		return float64(p.n) / frob
+	}
+	return 1
+}
+
 // rescaled returns Phi as Recover uses it: p itself, or for a p with
 // shift != 0 the Solver's copy of it scaled by 2^-shift, made on the
 // first call with p and kept (with its norm estimate) for the next.

@@ -213,7 +213,7 @@ func TestPursue(t *testing.T) {
 	_, p := problemFor(t, GenOptions{M: m, N: n, K: k, Flip: 0.05, Seed: 40})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if s.pursue(ctx, p, k, 10, pursuitMaxIter, pursuitPatience) || s.pursuit(ctx, p, 0.05, 3, 6) {
+	if _, ok := s.pursuit(ctx, p, 0.05, 3, 6); ok || s.pursue(ctx, p, k, 10, pursuitMaxIter, pursuitPatience) {
 		t.Error("a cancelled context must stop the pursuit")
 	}
 }

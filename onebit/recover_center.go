@@ -1,17 +1,35 @@
 package onebit
 
-import "math"
+import (
+	"context"
+	"math"
+)
 
-// center replaces the estimate on its support by the center of the
-// consistency cell (see RecoverOptions.Center); when the signs not
-// flagged as outliers are not separable on the support, by that of those
-// the estimate satisfies.
-func (s *Solver) center(p *Problem, res *RecoverResult) {
+// center is Recover's center (RecoverOptions.Center): it replaces the
+// estimate s.x on its support by the center of the support's consistency
+// cell, the direction maximizing the smallest angular margin of the signs
+// not left out as outliers, and reports whether it is the center of the
+// signs the estimate satisfies only (partial: the signs kept were not
+// separable on the support; see centerCell). res.Margin is the center's
+// margin (0 or less when there is none, the estimate then left as it
+// was), res.Centered whether there is one. It looks at done every major
+// cycle of Wolfe's algorithm and returns ctx's error if it was closed.
+func (s *Solver) center(ctx context.Context, done <-chan struct{}, p *Problem, maxIter int, res *RecoverResult) (partial bool, err error) {
+	s.cell.begin(done, maxIter)
+	partial = s.centerCell(p, res)
+	return partial, s.cell.end(ctx, "center")
+}
+
+// centerCell is center's work. When the signs not flagged as outliers
+// are not separable on the support, it drops the coordinates below
+// noisyTrim of the largest and centers on the signs the estimate
+// satisfies.
+func (s *Solver) centerCell(p *Problem, res *RecoverResult) (partial bool) {
+	c := &s.cell
 	sup := s.support()
-	if len(sup) == 0 || s.cancelled {
-		return
+	if len(sup) == 0 {
+		return false
 	}
-	s.partial = false
 	cleared := false
 	if res.Outliers > 0 {
 		// Without flipped signs, a nearly consistent estimate (error well
@@ -19,8 +37,8 @@ func (s *Solver) center(p *Problem, res *RecoverResult) {
 		// little is flagged; signs separable with all the others on the
 		// support are no outliers. Their margin is then the one below (no
 		// sign left out), so it is not computed twice.
-		if mg := s.wolfeMargin(p, sup, 0, nil, nil, nil, res); mg > 0 && !s.cancelled {
-			clear(s.out)
+		if mg := s.wolfeMargin(p, sup, 0, nil, nil, nil, res); mg > 0 && !c.cancelled {
+			clear(c.out)
 			res.Outliers, res.Margin, cleared = 0, mg, true
 		}
 	}
@@ -28,45 +46,44 @@ func (s *Solver) center(p *Problem, res *RecoverResult) {
 		res.Margin = s.margin(p, sup, 0, res)
 	}
 	if res.Margin > 0 {
-		for u, c := range sup {
-			s.x[c] = s.xc[u]
+		for u, j := range sup {
+			s.x[j] = c.xc[u]
 		}
 		res.Centered = true
-		return
+		return false
 	}
 	// Not separable: the signs are inconsistent with any direction on this
 	// support (flipped signs). Drop the coordinates below a tenth of the
 	// largest, which fit a few flips each (the support grew to fit them),
 	// and center on the measurements the estimate satisfies.
-	{
-		top := 0.0
-		for _, c := range sup {
-			top = max(top, math.Abs(s.x[c]))
-		}
-		for _, c := range sup {
-			if math.Abs(s.x[c]) < noisyTrim*top {
-				s.x[c] = 0
-				res.Pruned++
-			}
+	top := 0.0
+	for _, j := range sup {
+		top = max(top, math.Abs(s.x[j]))
+	}
+	for _, j := range sup {
+		if math.Abs(s.x[j]) < noisyTrim*top {
+			s.x[j] = 0
+			res.Pruned++
 		}
 	}
 	res.Margin = s.centerSkip(p, res)
 	res.Centered = res.Margin > 0
-	s.partial = res.Centered
+	return res.Centered
 }
 
 // centerSkip sets the estimate on its support to the center of the cell
 // of the measurements it satisfies (and that are not outliers), if they
 // are separable, and returns the margin.
 func (s *Solver) centerSkip(p *Problem, res *RecoverResult) float64 {
+	c := &s.cell
 	sup := s.support()
 	k := s.op.k
-	ax := s.sp.ax
+	ax := c.ax[:p.m]
 	s.op.mul(ax, s.x[:k])
-	mg := s.wolfeMargin(p, sup, 0, func(i int) bool { return s.out[i] || sign(ax[i]) != p.y[i] }, nil, nil, res)
-	if mg > 0 && !s.cancelled {
-		for u, c := range sup {
-			s.x[c] = s.xc[u]
+	mg := s.wolfeMargin(p, sup, 0, func(i int) bool { return c.out[i] || sign(ax[i]) != p.y[i] }, nil, nil, res)
+	if mg > 0 && !c.cancelled {
+		for u, j := range sup {
+			s.x[j] = c.xc[u]
 		}
 	}
 	return mg

@@ -2,6 +2,8 @@ package onebit
 
 import (
 	"cmp"
+	"context"
+	"fmt"
 	"math"
 	"slices"
 
@@ -13,7 +15,7 @@ import (
 // RecoverOptions.Centroid) by expectation propagation.
 //
 // On a support of q coordinates the cell is the cone C = {z : <b_i, z> >= 0}
-// of the kept signs' unit rows b_i (centerWork.load), and the estimate is
+// of the kept signs' unit rows b_i (wolfeWork.load), and the estimate is
 // the direction of the mean of the directions in C (the centroid of C cut
 // by the unit sphere; the error of a direction drawn uniformly from the
 // cell is smallest on average there). In polar coordinates, for any
@@ -49,7 +51,7 @@ import (
 // deviation; with 5 instead of 3, or with every row (Rademacher, K = 20,
 // M/N = 1, 50 instances), the mean error moved by less than 3e-6.
 type centroidWork struct {
-	act      []int     // rows of centerWork.b that have a site, in row order
+	act      []int     // rows of wolfeWork.b that have a site, in row order
 	in       []bool    // whether a row has a site or repeats one that has
 	tau, nu  []float64 // the sites of the rows (zero without one)
 	sig, chl []float64 // q x q: the posterior covariance, and scratch for its precision's Cholesky factor
@@ -113,40 +115,46 @@ func (ew *centroidWork) resize(q, n int) {
 	ew.dots = buf.Grow(ew.dots, n)
 }
 
-// centroid replaces the centered estimate on its support by the centroid
-// of the cell of the signs it satisfies and that are not outliers (see
-// RecoverOptions.Centroid), and reports whether it did. It keeps the
-// center when the support is too small or too large, when an update is
-// not finite, or when the centroid's direction would violate one of those
-// signs. ax is Phi times the estimate normalized (Recover's mismatches
-// leaves it in s.sp.ax), which tells the signs it satisfies.
-func (s *Solver) centroid(p *Problem, ax []float64, res *RecoverResult) bool {
+// centroid is Recover's centroid (RecoverOptions.Centroid): it replaces
+// the centered estimate s.x on its support by the centroid of the cell of
+// the signs it satisfies and that are not outliers, and reports whether
+// it did. It keeps the center when the support is too small or too large
+// (centroidMaxSupport), when the center's margin res.Margin is above
+// centroidMaxMargin, when an update is not finite, or when the
+// centroid's direction would violate one of those signs. ax is Phi times
+// the estimate normalized, which tells the signs it satisfies. It looks
+// at ctx.Done() before each sweep and every centroidCheck sites, and
+// returns ctx's error if it was closed (the center then kept).
+func (s *Solver) centroid(ctx context.Context, p *Problem, ax []float64, res *RecoverResult) (bool, error) {
 	sup := s.support()
 	q := len(sup)
-	if q < 2 || q > centroidMaxSupport || res.Margin > centroidMaxMargin || s.cancelled {
-		return false
+	if q < 2 || q > centroidMaxSupport || res.Margin > centroidMaxMargin {
+		return false, nil
 	}
-	cw := &s.cw
+	c := &s.cell
+	cw := &c.wolfe
 	n := cw.load(p.m, q, func(u int) []float64 { return s.column(p, sup[u]) }, p.y,
-		func(i int) bool { return s.out[i] || !(p.y[i]*ax[i] > 0) })
-	dir := s.xc[:q]
-	for u, c := range sup {
-		dir[u] = s.x[c]
+		func(i int) bool { return c.out[i] || !(p.y[i]*ax[i] > 0) })
+	dir := c.xc[:q]
+	for u, j := range sup {
+		dir[u] = s.x[j]
 	}
-	sw, visits, ok := s.ew.estimate(cw.b[:n*q], n, q, dir, s.done)
-	s.cancelled = s.cancelled || s.ew.cancelled
+	sw, visits, ok := s.ew.estimate(cw.b[:n*q], n, q, dir, ctx.Done())
 	res.CentroidSweeps += sw
 	// The load, the passes over the rows (margins, joins) and the site
 	// visits (O(q) each beside the O(q^2) of the posterior).
 	s.ws.work += float64(q)/float64(p.n) + float64((4*n+visits*(q+2))*q)/(float64(p.m)*float64(p.n))
-	if !ok {
-		return false
+	if s.ew.cancelled {
+		return false, fmt.Errorf("onebit: Recover cancelled in the centroid: %w", ctx.Err())
 	}
-	for u, c := range sup {
-		s.x[c] = dir[u]
+	if !ok {
+		return false, nil
+	}
+	for u, j := range sup {
+		s.x[j] = dir[u]
 	}
 	res.Centroid = true
-	return true
+	return true, nil
 }
 
 // estimate replaces the direction dir, strictly inside the cone of the n

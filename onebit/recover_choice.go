@@ -1,6 +1,50 @@
 package onebit
 
-import "math"
+import (
+	"math"
+
+	"github.com/neadmm/neadmm/internal/buf"
+)
+
+// choiceWork is the workspace of the choice between the consistent
+// estimate and the sign regression's fit.
+type choiceWork struct {
+	xs   []float64 // N: the estimate in the operator's slots
+	ax   []float64 // M: Phi times it
+	code []float64 // M: signCode's scratch
+}
+
+func (cw *choiceWork) resize(m, n int) {
+	cw.xs = buf.Grow(cw.xs, n)
+	cw.ax = buf.Grow(cw.ax, m)
+	cw.code = buf.Grow(cw.code, m)
+}
+
+// fitWins is Recover's choice (RecoverOptions.Regress): it reports
+// whether the sign regression's fit describes the signs more briefly
+// than the consistent estimate, with support non-zeros, violating bad
+// signs, whose projections are ax = Phi x. Both are described by their
+// violations counted (description), or, when the fit's probit model
+// needs more than probitFlipFloor of the signs flipped (signs flipped
+// beyond what the fit's error explains), both coded by signCode.
+func (s *Solver) fitWins(p *Problem, fit regressFit, support, bad int, ax []float64) bool {
+	if fit.flipped() {
+		c, _ := signCode(ax, p.y, s.ch.code)
+		return fit.code < describe(p.n, p.m, support, c)
+	}
+	return fit.desc < description(p.n, p.m, support, bad)
+}
+
+// mismatches returns the number of measurements inconsistent with x (zero
+// outside the working set, if there is one) and Phi x (s.ch.ax, valid
+// until the next call), at the cost of one product with its columns.
+func (s *Solver) mismatches(p *Problem, x []float64) (bad int, ax []float64) {
+	k := s.op.k
+	s.slots(s.ch.xs[:k], x)
+	ax = s.ch.ax[:p.m]
+	s.op.mul(ax, s.ch.xs[:k])
+	return mismatches(ax, p.y), ax
+}
 
 // description returns the length in nats of a two-part code of the signs
 // y by an estimate with support s that violates v of the M signs: which
@@ -186,12 +230,3 @@ func probitFlipCode(p []float64, n0, n1 int, e0 float64) (code, eps float64) {
 // Coding the signs by signCode whatever the rate moved 1-3 estimates
 // without flips for the worse at M/N = 0.5 (N = 1000).
 const probitFlipFloor = 0.01
-
-// mismatches returns the number of measurements inconsistent with x (zero
-// outside the working set, if there is one), at the cost of one product
-// with its columns.
-func (s *Solver) mismatches(p *Problem, x []float64) int {
-	s.slots(s.tmp[:s.op.k], x)
-	s.op.mul(s.sp.ax, s.tmp[:s.op.k])
-	return mismatches(s.sp.ax, p.y)
-}

@@ -339,12 +339,15 @@ func (o *RecoverOptions) checkStages(start, growth, epsRel, scale float64, what 
 	}
 }
 
-// schedule is what a continuation runs with: the first lambda, the
-// growth, the stages' EpsRel and the reweighting rounds' InnerRel, and
-// whether it starts from the regression's fit.
+// schedule is what the stages run with, as the signs look: the first
+// lambda, the growth, the stages' EpsRel and the reweighting rounds'
+// InnerRel, whether the continuation starts from the regression's fit,
+// and the largest fraction of the signs the final steps may leave out
+// as outliers (0: any).
 type schedule struct {
 	start, growth, epsRel, reweightRel float64
 	warm                               bool
+	maxOutliers                        float64
 }
 
 // plain is the schedule whatever the signs look like.
@@ -366,7 +369,28 @@ func (o *RecoverOptions) clean() schedule {
 		c.growth = o.CleanLambdaGrowth
 	}
 	c.reweightRel, c.warm = o.CleanReweightRel, o.CleanWarm
+	c.maxOutliers = o.CleanMaxOutliers
 	return c
+}
+
+// scheduleFor returns the schedule for the signs as the sign regression
+// sees them: clean when its fit is a candidate whose probit model needs
+// at most probitFlipFloor of them flipped (see regressFit.clean), plain
+// otherwise.
+func (o *RecoverOptions) scheduleFor(fit regressFit) schedule {
+	if fit.clean() {
+		return o.clean()
+	}
+	return o.plain()
+}
+
+// maxOut returns how many of m signs the final steps may leave out as
+// outliers (see RecoverOptions.CleanMaxOutliers).
+func (c schedule) maxOut(m int) int {
+	if c.maxOutliers > 0 {
+		return int(c.maxOutliers * float64(m))
+	}
+	return m
 }
 
 // stage returns the Options of one stage at (mean-loss) lambda: the raw

@@ -4,7 +4,36 @@ import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/neadmm/neadmm/internal/buf"
 )
+
+// polishWork is the workspace of the polish (RecoverOptions.Polish).
+type polishWork struct {
+	biht     bihtWork  // its BIHT
+	x        []float64 // N: BIHT's estimate
+	xs, keep []float64 // N: that estimate in the operator's slots; the estimate before
+	add      []int     // N: columns to add to the working set
+}
+
+func (pw *polishWork) resize(n int) {
+	pw.x = buf.Grow(pw.x, n)
+	pw.xs = buf.Grow(pw.xs, n)
+	pw.keep = buf.Grow(pw.keep, n)
+	pw.add = growInts(pw.add, n)
+}
+
+// polishes reports whether the polish runs on the centered estimate s.x
+// (see RecoverOptions.Polish): it has a center (res.Centered), no
+// measurement was left out as an outlier, the sign regression's fit, of
+// description length fitDesc, does not replace it whatever the polish
+// finds (see regressWins), and the center is that of the satisfied signs
+// only (partial), or its margin is small, or it has polishTinyCount tiny
+// coordinates.
+func (s *Solver) polishes(p *Problem, partial bool, fitDesc float64, res *RecoverResult) bool {
+	return res.Centered && res.Outliers == 0 && !s.regressWins(p, fitDesc) &&
+		(partial || res.Margin*float64(p.m) < polishBelow*float64(len(s.support())) || s.tiny() >= polishTinyCount)
+}
 
 // regressWins reports that the sign regression, of description length
 // regDesc, replaces the estimate whatever the polish does: every estimate
@@ -19,9 +48,24 @@ func (s *Solver) regressWins(p *Problem, regDesc float64) bool {
 	return 2*(q+polishPartialExtra) <= p.n && regDesc < description(p.n, p.m, q, 0)
 }
 
-// polish is RecoverOptions.Polish on the centered estimate s.x, whose
-// margin is res.Margin.
-func (s *Solver) polish(ctx context.Context, p *Problem, res *RecoverResult) error {
+// polish is Recover's polish (RecoverOptions.Polish) on the centered
+// estimate s.x, whose margin is res.Margin, the center of the satisfied
+// signs only when partial. It looks at done every major cycle of Wolfe's
+// algorithm and ctx every BIHT iteration, and returns ctx's error if it
+// was cancelled.
+func (s *Solver) polish(ctx context.Context, done <-chan struct{}, p *Problem, partial bool, maxIter int, res *RecoverResult) error {
+	s.cell.begin(done, maxIter)
+	err := s.polishRuns(ctx, p, partial, res)
+	if cerr := s.cell.end(ctx, "polish"); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// polishRuns runs the polish's BIHT told |S|, |S|+1, ... and takes the
+// center of the cell of its support when it is larger (see polishTake).
+func (s *Solver) polishRuns(ctx context.Context, p *Problem, partial bool, res *RecoverResult) error {
+	pw := &s.pol
 	q := len(s.support())
 	// BIHT's products are counted by s.full, with the rest of Recover's.
 	// If told |S| it finds no consistent support, |S| may be one short
@@ -29,7 +73,7 @@ func (s *Solver) polish(ctx context.Context, p *Problem, res *RecoverResult) err
 	// told |S|+1 is the candidate then. When the signs are not separable
 	// on S, up to polishPartialExtra more, each fit a candidate.
 	extra := 1
-	if s.partial {
+	if partial {
 		extra = polishPartialExtra
 	}
 	last := min(q+extra, p.n)
@@ -42,14 +86,14 @@ func (s *Solver) polish(ctx context.Context, p *Problem, res *RecoverResult) err
 	// they gather keeping the dense product's signs (operator.mulSigns):
 	// the dense iterates, bit for bit.
 	sm := p.signMatrix()
-	s.bw.gather, s.bw.signs = !sm, sm
+	pw.biht.gather, pw.biht.signs = !sm, sm
 	for kb := q; kb <= last; kb++ {
-		br, err := s.bw.run(ctx, &s.full, p.y, s.bx, kb, polishMaxIter, polishPatience)
+		br, err := pw.biht.run(ctx, &s.full, p.y, pw.x, kb, polishMaxIter, polishPatience)
 		if err != nil {
 			return fmt.Errorf("onebit: Recover cancelled in the polish: %w", err)
 		}
-		if br.Hamming == 0 || kb == last || s.partial {
-			if s.polishTake(p, res) || br.Hamming == 0 || s.cancelled {
+		if br.Hamming == 0 || kb == last || partial {
+			if s.polishTake(p, partial, res) || br.Hamming == 0 || s.cell.cancelled {
 				return nil
 			}
 		}
@@ -58,12 +102,15 @@ func (s *Solver) polish(ctx context.Context, p *Problem, res *RecoverResult) err
 }
 
 // polishTake replaces the estimate by the center of the cell of BIHT's
-// support (s.bx) if that center's margin is larger (see
-// RecoverOptions.Polish), and reports whether it did.
-func (s *Solver) polishTake(p *Problem, res *RecoverResult) bool {
-	xb := s.bx
+// support (s.pol.x) if that center's margin is larger than res.Margin
+// (than 0 when partial: a center of the satisfied signs only loses to any
+// support on which all of them are separable), and reports whether it
+// did (see RecoverOptions.Polish).
+func (s *Solver) polishTake(p *Problem, partial bool, res *RecoverResult) bool {
+	pw := &s.pol
+	xb := pw.x
 	if !s.op.full { // BIHT's support into the working set
-		add := s.cand[:0]
+		add := pw.add[:0]
 		for j, v := range xb {
 			if v != 0 && s.ws.pos[j] < 0 {
 				add = append(add, j)
@@ -77,7 +124,7 @@ func (s *Solver) polishTake(p *Problem, res *RecoverResult) bool {
 		}
 	}
 	k := s.op.k
-	xs := s.tmp[:k]
+	xs := pw.xs[:k]
 	s.slots(xs, xb)
 	same := true
 	for c, v := range xs {
@@ -89,23 +136,20 @@ func (s *Solver) polishTake(p *Problem, res *RecoverResult) bool {
 	if same {
 		return false
 	}
-	keep := s.keep[:k]
+	keep := pw.keep[:k]
 	copy(keep, s.x[:k])
 	copy(s.x[:k], xs)
 	sup := s.support()
-	// A center of the satisfied signs only loses to any support on which
-	// all of them are separable.
 	floor := res.Margin
-	if s.partial {
+	if partial {
 		floor = 0
 	}
-	if mg := s.margin(p, sup, floor, res); mg > floor && !s.cancelled {
+	if mg := s.margin(p, sup, floor, res); mg > floor && !s.cell.cancelled {
 		clear(s.x[:k])
 		for u, c := range sup {
-			s.x[c] = s.xc[u]
+			s.x[c] = s.cell.xc[u]
 		}
 		res.Margin, res.Polished = mg, true
-		s.partial = false
 		return true
 	}
 	copy(s.x[:k], keep)

@@ -2,6 +2,7 @@ package onebit
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 
@@ -13,10 +14,41 @@ import (
 type pursuitWork struct {
 	x, best, old, g, mag []float64 // N
 	ax, r, v             []float64 // M
+	code                 []float64 // M: signCode's scratch
 	sup                  []int     // the support of x
 	out                  []bool    // M: the measurements left out
 	bestX                []float64 // N: the best estimate over the K grid
-	bestDesc             float64   // its description of the signs (nats)
+}
+
+// outlierPursuit is Recover's outlier pursuit (RecoverOptions.Pursuit),
+// run when the sign regression's fit, whose probit model needs more than
+// probitFlipFloor of the signs flipped, replaced the consistent estimate
+// (of consK non-zeros): adaptive outlier pursuit told that model's flip
+// rate and each K from the fit's support size to the larger of that and
+// consK (see pursuit). It writes into x the pursuit's estimate alone if
+// it describes the signs pursuitAlone nats more briefly than the fit,
+// else the normalized mean of the two (the fit if they are opposite),
+// and returns the support size of x and the number of signs it violates.
+// On cancellation (checked every iteration) x holds the fit and it
+// returns ctx's error.
+func (s *Solver) outlierPursuit(ctx context.Context, p *Problem, x []float64, fit regressFit, consK int) (support, violated int, err error) {
+	pw := &s.pw
+	desc, ok := s.pursuit(ctx, p, fit.flip, fit.k, max(fit.k, consK))
+	if !ok {
+		return 0, 0, fmt.Errorf("onebit: Recover cancelled in the outlier pursuit: %w", ctx.Err())
+	}
+	if desc < fit.code-pursuitAlone {
+		copy(x, pw.bestX)
+	} else {
+		for j, v := range fit.x {
+			x[j] = v + pw.bestX[j]
+		}
+		if !normalize(x) { // opposite estimates: keep the fit
+			copy(x, fit.x)
+		}
+	}
+	support, violated = s.fullMismatches(p, x)
+	return support, violated, nil
 }
 
 // pursue is adaptive outlier pursuit (Yan, Yang and Osher 2012, "Robust
@@ -139,28 +171,29 @@ func (pw *pursuitWork) outliers(y []float64, l int) {
 }
 
 // pursuit runs adaptive outlier pursuit (see pursue) told l = round(eps*M)
-// outliers and each K from lo to hi, and keeps in pw.bestX the estimate
+// outliers and each K from lo to hi, keeps in pw.bestX the estimate
 // whose description of the signs (see describe and signCode) is the
-// shortest. It returns false if ctx was cancelled.
-func (s *Solver) pursuit(ctx context.Context, p *Problem, eps float64, lo, hi int) bool {
+// shortest, and returns that description. It returns ok = false if ctx
+// was cancelled.
+func (s *Solver) pursuit(ctx context.Context, p *Problem, eps float64, lo, hi int) (desc float64, ok bool) {
 	pw := &s.pw
 	pw.bestX = buf.Grow(pw.bestX, p.n)
+	pw.code = buf.Grow(pw.code, p.m)
 	l := int(math.Round(eps * float64(p.m)))
 	lo, hi = max(1, min(lo, p.n)), max(1, min(hi, p.n))
 	best := math.Inf(1)
 	for k := lo; k <= hi; k++ {
 		if !s.pursue(ctx, p, k, l, pursuitMaxIter, pursuitPatience) {
-			return false
+			return 0, false
 		}
 		nz, _ := s.fullMismatches(p, pw.x) // pw.ax = Phi x
-		c, _ := signCode(pw.ax, p.y, s.pu)
+		c, _ := signCode(pw.ax, p.y, pw.code)
 		if d := describe(p.n, p.m, nz, c); d < best {
 			best = d
 			copy(pw.bestX, pw.x)
 		}
 	}
-	pw.bestDesc = best
-	return true
+	return best, true
 }
 
 // pursuitAlone is how many nats more briefly than the sign regression's

@@ -5,7 +5,7 @@ import "github.com/neadmm/neadmm/internal/buf"
 // boundWork bounds the margin of a trial support of the refit, pruning and
 // swapping from above before Wolfe's algorithm runs on all of its rows.
 // The margin is the norm of the point of minimum norm in the hull of the
-// rows b_i (see centerWork); the hull of a subset of them holds no point
+// rows b_i (see wolfeWork); the hull of a subset of them holds no point
 // nearer the origin, so the norm of any point of the subset's hull bounds
 // the margin, and so does 0 when the subset's hull holds the origin. The
 // subset is a pool of the rows that were support vectors (in a final
@@ -18,7 +18,7 @@ type boundWork struct {
 	rows []int  // the pool: measurement indices
 	in   []bool // M: membership in the pool
 	pos  []int  // M: the position in rows of a member
-	cw   centerWork
+	cw   wolfeWork
 	col  []float64 // a column of Phi on the pool's rows
 	y    []float64 // the signs of the pool's rows
 	x    []float64 // the start direction (len of the support)
@@ -38,13 +38,8 @@ const boundPool = 96
 // far more accurate than that.
 const boundSafety = 1e-9
 
-// resetBound empties the pool (made on first use) for a problem with m
-// measurements.
-func (cw *centerWork) resetBound(m int) {
-	if cw.bound == nil {
-		cw.bound = new(boundWork)
-	}
-	bw := cw.bound
+// reset empties the pool for a problem with m measurements.
+func (bw *boundWork) reset(m int) {
 	bw.in = growBools(bw.in, m)
 	bw.pos = growInts(bw.pos, m)
 	clear(bw.in)
@@ -52,7 +47,7 @@ func (cw *centerWork) resetBound(m int) {
 }
 
 // addCorral adds the rows of cw's last corral to the pool.
-func (bw *boundWork) addCorral(cw *centerWork) {
+func (bw *boundWork) addCorral(cw *wolfeWork) {
 	if len(bw.rows)+len(cw.corral) > boundPool {
 		for _, i := range bw.rows {
 			bw.in[i] = false
@@ -69,19 +64,20 @@ func (bw *boundWork) addCorral(cw *centerWork) {
 }
 
 // below reports that the margin of the slots sup on the measurements not
-// flagged in s.out is at most floor >= 0, from Wolfe's algorithm on the
-// pool's rows; its passes count in the work. For floor = 0 it claims that
-// the pool's hull holds the origin, to Wolfe's tolerance (a point of norm
-// 1e-6 or less): the margin is then at most 1e-6, where Wolfe's algorithm
-// on all rows could still report a positive margin that small; the
-// smallest final margin on the protocol's 1300 instances was 2.1e-5, and
-// none of their estimates changed.
+// flagged in s.cell.out is at most floor >= 0, from Wolfe's algorithm on
+// the pool's rows; its passes count in the work. For floor = 0 it claims
+// that the pool's hull holds the origin, to Wolfe's tolerance (a point of
+// norm 1e-6 or less): the margin is then at most 1e-6, where Wolfe's
+// algorithm on all rows could still report a positive margin that small;
+// the smallest final margin on the protocol's 1300 instances was 2.1e-5,
+// and none of their estimates changed.
 func (s *Solver) below(p *Problem, sup []int, floor float64) bool {
-	bw := s.cw.bound
+	sw, c := &s.sw, &s.cell
+	bw := sw.bound
 	if bw != nil {
 		bw.ran = false
 	}
-	if bw == nil || s.cw.boundOff || len(bw.rows) == 0 || floor < 0 {
+	if bw == nil || sw.boundOff || len(bw.rows) == 0 || floor < 0 {
 		return false
 	}
 	nr := len(bw.rows)
@@ -92,8 +88,8 @@ func (s *Solver) below(p *Problem, sup []int, floor float64) bool {
 	for t, i := range bw.rows {
 		bw.y[t] = p.y[i]
 	}
-	for u, c := range sup {
-		bw.x[u] = s.x[c]
+	for u, j := range sup {
+		bw.x[u] = s.x[j]
 	}
 	n := p.n
 	col := func(u int) []float64 {
@@ -108,14 +104,16 @@ func (s *Solver) below(p *Problem, sup []int, floor float64) bool {
 	}
 	cw := &bw.cw
 	cw.passes = 0
-	if cw.load(nr, q, col, bw.y, func(t int) bool { return s.out[bw.rows[t]] }) == 0 {
+	if cw.load(nr, q, col, bw.y, func(t int) bool { return c.out[bw.rows[t]] }) == 0 {
 		return false
 	}
-	s.startFrom(cw, bw, s.warmRows, s.warmLam)
-	cw.solve(bw.x, q, floor*(1-boundSafety), s.wolfeCap, s.done)
+	if !sw.warmOff {
+		cw.startFrom(sw.warmRows, sw.warmLam, bw.in, bw.pos)
+	}
+	cw.solve(bw.x, q, floor*(1-boundSafety), c.maxIter, c.done)
 	s.ws.work += float64(cw.passes*q*nr) / float64(p.n*p.m)
 	if cw.cancelled {
-		s.cancelled = true
+		c.cancelled = true
 		return false
 	}
 	bw.ran = !cw.belowFloor

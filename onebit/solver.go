@@ -228,38 +228,6 @@ type Solver struct {
 	wsNormK    int
 	wsOff      float64   // the L1 weight outside the working set
 	tmp, keep  []float64 // N
-	save       []float64 // 2N: x and w before a continuation stage
-	saveDual   []float64 // 1+N: the dual before it
-	cw         centerWork
-	ew         centroidWork
-	rw         regressWork
-	pw         pursuitWork     // Recover's outlier pursuit
-	bw         bihtWork        // Recover's polish
-	bx         []float64       // N: its estimate
-	wolfeCap   int             // major cycles per margin computation
-	maxOut     int             // the search keeps every sign when the cap flags more (CleanMaxOutliers)
-	partial    bool            // the last center was that of the satisfied signs only
-	capPrev    float64         // the last stage's loss cap (Recover)
-	done       <-chan struct{} // the search's ctx.Done()
-	noFull     bool            // stop a stage instead of leaving the working set
-	overflow   bool            // a stage stopped so
-	cancelled  bool            // the search saw done closed
-	skipOut    func(i int) bool
-	out        []bool // M: measurements left out as outliers
-	sup, trial []int  // support slots, and a trial support
-	pos        []int  // positions in a support (prune, swap)
-	// warmRows and warmLam are the final corral (measurements, weights)
-	// of the current support's margin, from which the trials of prune
-	// and swap start (see centerWork.warm); bestRows and bestLam that of
-	// the best trial so far.
-	warmRows, bestRows []int
-	warmLam, bestLam   []float64
-	// poolRows and poolLam are the last bound's final corral, which
-	// starts the trial on all rows when the bound did not decide.
-	poolRows   []int
-	poolLam    []float64
-	cands      []int     // candidates of the search
-	xc, colBuf []float64 // N: a center's direction; M: a column
 	// pcg and rng draw StartRandom's start (rng reads pcg, reseeded per
 	// solve), kept so that later solves allocate nothing.
 	pcg rand.PCG
@@ -267,6 +235,19 @@ type Solver struct {
 	// sc is Recover's copy of scSrc's Phi scaled by a power of two (see
 	// Solver.rescaled).
 	sc, scSrc *Problem
+	// The workspaces of Recover's stages (see Recover), in their order:
+	// the sign regression, the continuation (and the reweighting), the
+	// consistency cell that the support search, center, polish and
+	// centroid share, the search, the polish, the choice, the centroid
+	// and the outlier pursuit.
+	rw   regressWork
+	ct   continuationWork
+	cell cellWork
+	sw   searchWork
+	pol  polishWork
+	ch   choiceWork
+	ew   centroidWork
+	pw   pursuitWork
 }
 
 // acquire marks s busy and panics if it already is.
@@ -279,27 +260,23 @@ func (s *Solver) acquire() {
 func (s *Solver) release() { s.busy.Store(false) }
 
 func (s *Solver) resize(p *Problem) {
-	s.sp.resize(p.m, p.n)
-	s.x = buf.Grow(s.x, p.n)
-	s.w = buf.Grow(s.w, p.n)
-	s.dual = buf.Grow(s.dual, 1+p.n)
-	s.wt = buf.Grow(s.wt, p.n)
-	s.g = buf.Grow(s.g, p.n)
-	s.cand = growInts(s.cand, p.n)
-	s.pv = buf.Grow(s.pv, p.n)
-	s.pu = buf.Grow(s.pu, p.m)
-	s.tmp = buf.Grow(s.tmp, p.n)
-	s.keep = buf.Grow(s.keep, p.n)
-	s.save = buf.Grow(s.save, 2*p.n)
-	s.saveDual = buf.Grow(s.saveDual, 1+p.n)
-	s.xc = buf.Grow(s.xc, p.n)
-	s.colBuf = buf.Grow(s.colBuf, p.m)
-	s.trial = growInts(s.trial, p.n)
-	s.pos = growInts(s.pos, p.n)
-	s.bx = buf.Grow(s.bx, p.n)
-	if s.skipOut == nil {
-		s.skipOut = func(i int) bool { return s.out[i] }
-	}
+	m, n := p.m, p.n
+	s.sp.resize(m, n)
+	s.x = buf.Grow(s.x, n)
+	s.w = buf.Grow(s.w, n)
+	s.dual = buf.Grow(s.dual, 1+n)
+	s.wt = buf.Grow(s.wt, n)
+	s.g = buf.Grow(s.g, n)
+	s.cand = growInts(s.cand, n)
+	s.pv = buf.Grow(s.pv, n)
+	s.pu = buf.Grow(s.pu, m)
+	s.tmp = buf.Grow(s.tmp, n)
+	s.keep = buf.Grow(s.keep, n)
+	s.ct.resize(m, n)
+	s.cell.resize(m, n)
+	s.sw.resize(m, n)
+	s.pol.resize(n)
+	s.ch.resize(m, n)
 	s.full.setFull(p)
 	s.full.products, s.full.trans, s.full.work = 0, 0, 0
 	s.ws.products, s.ws.trans, s.ws.work = 0, 0, 0
@@ -370,8 +347,7 @@ func (s *Solver) Solve(ctx context.Context, p *Problem, x []float64, opt Options
 		s.fullInit(p, x)
 	}
 	s.sp.cap = 0
-	s.noFull = false
-	res, err := s.stage(ctx, p, opt, false, 1)
+	res, _, err := s.stage(ctx, p, opt, solveMode{off: 1})
 	s.export(x)
 	if normalize(x) {
 		res.Objective = s.objective(p, x, opt.Lambda)
@@ -452,42 +428,51 @@ func (s *Solver) backprojection(x []float64, p *Problem) {
 	}
 }
 
+// solveMode is what Recover's solves add to Options.
+type solveMode struct {
+	// weighted solves with the per-coordinate L1 weights s.wt, off is the
+	// weight of the coordinates outside a working set (1 for plain L1).
+	weighted bool
+	off      float64
+	// noFull ends a working-set solve whose set would outgrow its cap
+	// (overflow) instead of moving it to the full Phi.
+	noFull bool
+}
+
 // stage solves at opt from the current iterate (a warm start when it holds
-// a previous solve's), with the L1 weights s.wt when weighted (wOff for
-// the coordinates outside a working set). On a working set it alternates
-// restricted solves and stationarity checks until the check passes.
-func (s *Solver) stage(ctx context.Context, p *Problem, opt Options, weighted bool, wOff float64) (Result, error) {
-	var res Result
-	s.wsOff = wOff
+// a previous solve's), in mode. On a working set it alternates restricted
+// solves and stationarity checks until the check passes. It reports
+// whether it ended on an overflow (see solveMode.noFull).
+func (s *Solver) stage(ctx context.Context, p *Problem, opt Options, mode solveMode) (res Result, overflow bool, err error) {
+	s.wsOff = mode.off
 	for round := 0; ; round++ {
-		r, err := s.run(ctx, p, opt, weighted)
+		r, err := s.run(ctx, p, opt, mode.weighted)
 		res.Iterations += r.Iterations
 		res.InnerIterations += r.InnerIterations
 		res.Reason, res.Primal, res.Dual, res.Rho = r.Reason, r.Primal, r.Dual, r.Rho
 		if err != nil || s.op.full {
-			return res, err
+			return res, false, err
 		}
 		res.WorkingSet = s.ws.k
 		res.KKTChecks++
-		viol := s.kkt(p, opt.Lambda, wOff)
+		viol := s.kkt(p, opt.Lambda, mode.off)
 		if len(viol) == 0 || round >= wsMaxRound {
-			return res, nil
+			return res, false, nil
 		}
 		if err := ctx.Err(); err != nil {
-			return res, fmt.Errorf("onebit: cancelled after a stationarity check: %w", err)
+			return res, false, fmt.Errorf("onebit: cancelled after a stationarity check: %w", err)
 		}
 		add := viol[:min(len(viol), max(wsBatch, s.ws.k))]
 		if s.ws.k+len(add) > p.n/wsMaxShare {
-			if s.noFull { // Recover: a support this large is an explosion
-				s.overflow = true
-				return res, nil
+			if mode.noFull { // Recover: a support this large is an explosion
+				return res, true, nil
 			}
 			s.toFull()
 			res.WorkingSet = 0
 			continue
 		}
 		slices.Sort(add)
-		s.grow(add, wOff)
+		s.grow(add, mode.off)
 	}
 }
 

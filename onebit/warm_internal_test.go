@@ -10,7 +10,7 @@ import (
 )
 
 // TestWolfeWarm checks Wolfe's algorithm started from the corral of a
-// neighbouring support (centerWork.warm, as the search's trials start):
+// neighbouring support (wolfeWork.warm, as the search's trials start):
 // the rows of s coordinates, one column then replaced by a new one, from
 // the first support's final corral and weights. The warm solve must meet
 // the optimality conditions of the point of minimum norm (as in
@@ -49,7 +49,7 @@ func TestWolfeWarm(t *testing.T) {
 				}
 				return cols[c]
 			}
-			var cw centerWork
+			var cw wolfeWork
 			x := make([]float64, tc.s)
 			x[0] = 1
 			cw.load(tc.m, tc.s, first, y, nil)
@@ -126,7 +126,7 @@ func TestAffineForwardCache(t *testing.T) {
 	for i := range y {
 		y[i] = 1
 	}
-	var cw centerWork
+	var cw wolfeWork
 	cw.load(m, s, func(c int) []float64 { return cols[c] }, y, nil)
 	cw.gs = s + 3
 	cw.gram, cw.chol = cw.gram[:cw.gs*cw.gs], cw.chol[:cw.gs*cw.gs]
@@ -194,7 +194,7 @@ func TestAffineForwardCache(t *testing.T) {
 // cycles.
 func TestWarmSameEstimates(t *testing.T) {
 	warmIt, coldIt := 0, 0
-	recoverOnOff(t, 700, "warm", "cold", func(s *Solver) { s.cw.warmOff = true },
+	recoverOnOff(t, 700, "warm", "cold", func(s *Solver) { s.sw.warmOff = true },
 		func(f int, seed uint64, rOn, rOff RecoverResult) {
 			if rOn.Swapped != rOff.Swapped || rOn.Pruned != rOff.Pruned || rOn.Expanded != rOff.Expanded || rOn.Margin != rOff.Margin {
 				t.Errorf("family %d seed %d: swapped %d, pruned %d, expanded %d, margin %v warm; %d, %d, %d, %v cold",

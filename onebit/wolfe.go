@@ -2,12 +2,13 @@ package onebit
 
 import (
 	"math"
+	"slices"
 
 	"github.com/neadmm/neadmm/internal/buf"
 	"github.com/neadmm/neadmm/vec"
 )
 
-// centerWork finds the center of the consistency cell of a support: the
+// wolfeWork finds the center of the consistency cell of a support: the
 // unit x on the support maximizing the smallest angular margin
 //
 //	min_i y_i <a_i, x> / ||a_i||   (a_i: row i of Phi on the support),
@@ -20,7 +21,7 @@ import (
 // in finitely many steps and cheap for the few coordinates of a support.
 // Measurements listed in skip are left out (those inconsistent with the
 // estimate, when some signs are flipped).
-type centerWork struct {
+type wolfeWork struct {
 	b      []float64 // M x s rows b_i (row-major)
 	rows   int       // rows of b in use
 	rowIdx []int     // the measurement of each row of b
@@ -62,17 +63,12 @@ type centerWork struct {
 	// norm, which bounds the margin from above, fell to floor or below
 	// (or the origin is in the hull); it returned 0.
 	belowFloor bool
-	// bound is the pool bounding trial margins (see boundWork), made on
-	// first use; boundOff turns it off (tests compare).
-	bound    *boundWork
-	boundOff bool
 	// start and startLam, if start is not empty, give the corral (rows
 	// of b) and convex weights that the next solve starts from instead
-	// of the single row nearest x (see warm); solve empties start.
-	// warmOff makes the search's trials start cold (tests compare).
+	// of the single row nearest x (see warm and startFrom); solve
+	// empties start.
 	start    []int
 	startLam []float64
-	warmOff  bool
 }
 
 // Wolfe's algorithm stops when no point improves the current one by more
@@ -82,7 +78,7 @@ const wolfeTol = 1e-12
 // load fills b from the columns cols(c) of the support (s of them) and
 // the signs y, leaving out the rows i with skip(i), and returns the number
 // of rows kept.
-func (cw *centerWork) load(m, s int, col func(c int) []float64, y []float64, skip func(i int) bool) int {
+func (cw *wolfeWork) load(m, s int, col func(c int) []float64, y []float64, skip func(i int) bool) int {
 	cw.reserve(m, s)
 	cw.b = cw.b[:m*s]
 	cw.rowIdx = growInts(cw.rowIdx, m)
@@ -138,7 +134,7 @@ func (cw *centerWork) load(m, s int, col func(c int) []float64, y []float64, ski
 // exactly, every support larger than any before allocated them anew (the
 // corral's at every new corral size: 142 allocations in one Recover on a
 // new instance), so a reused Solver kept allocating on new instances.
-func (cw *centerWork) reserve(m, s int) {
+func (cw *wolfeWork) reserve(m, s int) {
 	if s <= cw.capS {
 		// More rows than before at the same width (a bound's pool, or a
 		// problem with more measurements): growing the width too made it
@@ -170,7 +166,7 @@ func (cw *centerWork) reserve(m, s int) {
 // only decreases, so it stops as soon as the margin cannot exceed floor
 // (returning 0; floor = 0 asks for the exact answer). It starts from the
 // row nearest x, or from cw.start if set (see warm).
-func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done <-chan struct{}) float64 {
+func (cw *wolfeWork) solve(x []float64, s int, floor float64, maxIter int, done <-chan struct{}) float64 {
 	n := cw.rows
 	if n == 0 {
 		cw.start = cw.start[:0] // a start is for this load only
@@ -260,11 +256,34 @@ func (cw *centerWork) solve(x []float64, s int, floor float64, maxIter int, done
 	return margin
 }
 
+// startFrom sets the start of the next solve (see warm) to the loaded
+// rows of the measurements rows, with their weights lam: those of a load
+// on all measurements but the skipped ones, or, with in and pos, of a
+// load on a pool of measurements (in[i] tells whether measurement i is
+// in it, pos[i] its index there; the others are left out). A measurement
+// not loaded (skipped, or zero on the support) is left out.
+func (cw *wolfeWork) startFrom(rows []int, lam []float64, in []bool, pos []int) {
+	cw.start, cw.startLam = cw.start[:0], cw.startLam[:0]
+	for u, i := range rows {
+		t := i
+		if in != nil {
+			if !in[i] {
+				continue
+			}
+			t = pos[i]
+		}
+		if r, ok := slices.BinarySearch(cw.rowIdx[:cw.rows], t); ok {
+			cw.start = append(cw.start, r)
+			cw.startLam = append(cw.startLam, lam[u])
+		}
+	}
+}
+
 // minor runs Wolfe's minor cycles from the corral's weights lam: move to
 // the affine minimizer of the corral, or as far towards it as the weights
 // stay >= 0, dropping the points whose weight reaches 0; then sets p to
 // the corral's point.
-func (cw *centerWork) minor(s int) {
+func (cw *wolfeWork) minor(s int) {
 	for len(cw.corral) > 0 {
 		if !cw.affine() {
 			// Singular: the corral is affinely dependent; drop the
@@ -316,7 +335,7 @@ func (cw *centerWork) minor(s int) {
 // not depend on the start; Wolfe's algorithm from a neighbouring
 // support's corral reaches it (or proves it below a floor) in a few
 // major cycles instead of one per corral point.
-func (cw *centerWork) warm(s int) bool {
+func (cw *wolfeWork) warm(s int) bool {
 	st, sl := cw.start, cw.startLam
 	cw.start, cw.startLam = cw.start[:0], cw.startLam[:0]
 	if len(st) == 0 {
@@ -367,7 +386,7 @@ func (cw *centerWork) warm(s int) bool {
 // where eliminating the bordered system afresh cost O(q^3) per minor
 // cycle (a quarter of Recover's time at rademacher M/N = 0.5, K = 20). It
 // reports false if the newest rows make H singular.
-func (cw *centerWork) affine() bool {
+func (cw *wolfeWork) affine() bool {
 	q, gs := len(cw.corral), cw.gs
 	l := cw.chol
 	for t := cw.cholN; t < q; t++ {
@@ -432,7 +451,7 @@ const cholTol = 1e-13
 
 // dropSmallest removes the corral point with the smallest weight and
 // renormalizes the weights.
-func (cw *centerWork) dropSmallest() {
+func (cw *wolfeWork) dropSmallest() {
 	t0 := 0
 	for t := range cw.lam {
 		if cw.lam[t] < cw.lam[t0] {
@@ -460,7 +479,7 @@ func (cw *centerWork) dropSmallest() {
 
 // gramRow fills row t of the corral's Gram matrix: <b_t, b_u> for u <= t
 // (the lower triangle; affine reads only that).
-func (cw *centerWork) gramRow(t, s int) {
+func (cw *wolfeWork) gramRow(t, s int) {
 	i := cw.corral[t]
 	bi := cw.b[i*s : (i+1)*s]
 	for u := 0; u <= t; u++ {
@@ -472,7 +491,7 @@ func (cw *centerWork) gramRow(t, s int) {
 // compactGram keeps the rows and columns kept[:q] of the Gram matrix, in
 // order (in place: kept is increasing, so every read is at or after the
 // write).
-func (cw *centerWork) compactGram(q int) {
+func (cw *wolfeWork) compactGram(q int) {
 	// The Cholesky rows stay valid up to the first point moved.
 	k := 0
 	for k < q && k < cw.cholN && cw.kept[k] == k {

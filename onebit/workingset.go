@@ -174,3 +174,6 @@ func (s *Solver) unslot(x, xs []float64) {
 		x[j] = xs[c]
 	}
 }
+
+// nonzeros counts the non-zeros of the iterate x.
+func (s *Solver) nonzeros() int { return countNonzero(s.x[:s.op.k]) }
