@@ -66,15 +66,7 @@ func (s *splitting) fistaCompact(x []float64, tol float64, maxIter int) (int, er
 	k, fw := len(x), &s.fw
 	xk, xp, y, z, g, t := fw.xk[:k], fw.xp[:k], fw.y[:k], fw.z[:k], fw.g[:k], fw.t[:k]
 	axk, axp, az := fw.axk, fw.axp, fw.az
-	lmax := s.lambda*s.norm2 + s.rho
-	L := min(lmax, s.rho)
-	if fw.lastL > 0 {
-		L = min(lmax, max(s.rho, fw.lastL/2))
-	}
-	if fw.op != s.op || fw.gen != s.op.gen || fw.k != k || !slices.Equal(xk, x) {
-		copy(xk, x)
-		s.op.mul(axk, xk)
-	}
+	L, lmax := s.fistaStart(x)
 	var done <-chan struct{}
 	if s.ctx != nil {
 		done = s.ctx.Done()
@@ -93,19 +85,11 @@ func (s *splitting) fistaCompact(x []float64, tol float64, maxIter int) (int, er
 	_, fyl := s.lossPass(axk, axk, 0) // the first y is x_k
 	yv := xk
 	for it < maxIter {
-		if done != nil {
-			select {
-			case <-done:
-				return it, fmt.Errorf("onebit: FISTA: cancelled before step %d: %w", it+1, s.ctx.Err())
-			default:
-			}
+		if closed(done) {
+			return it, fmt.Errorf("onebit: FISTA: cancelled before step %d: %w", it+1, s.ctx.Err())
 		}
 		it++
-		if fw.nv > 0 {
-			s.mulTResidualOf(g, fw.r, fw.viol[:fw.nv])
-		} else {
-			clear(g)
-		}
+		s.lossGradient(g)
 		fy := fyl + s.coupling(g, yv)
 		if !(math.Abs(fy) <= math.MaxFloat64) {
 			return it, fmt.Errorf("onebit: FISTA: step %d: f(y) = %g: %w", it, fy, neadmm.ErrNotFinite)
@@ -115,22 +99,11 @@ func (s *splitting) fistaCompact(x []float64, tol float64, maxIter int) (int, er
 			vec.AddScaledTo(t, yv, -1/L, g)
 			s.Prox(z, t, 1/L)
 			s.op.mul(az, z)
-			// The step from x_k, its norm, and the restart test
-			// <y - z, z - x_k> > 0 (the step points against the
-			// momentum), which set the next y's extrapolation.
-			rs := 0.0
-			dn, zn = 0, 0
-			for j, zj := range z {
-				d := zj - xk[j]
-				dn += d * d
-				zn += zj * zj
-				rs += (yv[j] - zj) * d
-			}
-			thetaNext, beta = 1, 0
-			if !(rs > 0) {
-				thetaNext = (1 + math.Sqrt(1+4*theta*theta)) / 2
-				beta = (theta - 1) / thetaNext
-			}
+			// The step from x_k, its norm, and the restart test, which set
+			// the next y's extrapolation.
+			var rs float64
+			dn, zn, rs = stepSums(z, xk, yv)
+			thetaNext, beta = momentum(theta, rs)
 			var fzl float64
 			fzl, fyl = s.lossPass(az, axk, beta)
 			if L >= lmax {
@@ -151,13 +124,9 @@ func (s *splitting) fistaCompact(x []float64, tol float64, maxIter int) (int, er
 			return it, fmt.Errorf("onebit: FISTA: step %d: iterate: %w", it, neadmm.ErrNotFinite)
 		}
 		converged := dn <= tol*max(1, zn)
-		// The next y = z + beta (z - x_k), before x_k moves on.
-		yv = z
+		yv = z // the next y, before x_k moves on
 		if beta != 0 && !converged {
-			for j, zj := range z {
-				y[j] = zj + beta*(zj-xk[j])
-			}
-			yv = y
+			yv = extrapolate(y, z, xk, beta)
 		}
 		xp, xk, z = xk, z, xp
 		axp, axk, az = axk, az, axp
@@ -167,6 +136,80 @@ func (s *splitting) fistaCompact(x []float64, tol float64, maxIter int) (int, er
 		}
 	}
 	return it, nil
+}
+
+// fistaStart returns the step constant fistaCompact starts from (half
+// the previous x-update's, at least rho, or rho at first) and its cap,
+// the global lambda ||A||^2 + rho; it sets fw.xk to x[:k] and fw.axk to
+// A x, unless they hold the last x-update's result for the same columns.
+func (s *splitting) fistaStart(x []float64) (L, lmax float64) {
+	k, fw := len(x), &s.fw
+	lmax = s.lambda*s.norm2 + s.rho
+	L = min(lmax, s.rho)
+	if fw.lastL > 0 {
+		L = min(lmax, max(s.rho, fw.lastL/2))
+	}
+	if xk := fw.xk[:k]; fw.op != s.op || fw.gen != s.op.gen || fw.k != k || !slices.Equal(xk, x) {
+		copy(xk, x)
+		s.op.mul(fw.axk, xk)
+	}
+	return L, lmax
+}
+
+// lossGradient sets g to A^T times the residual lossPass left in s.fw.r
+// (the loss's gradient at the next y), over its non-zero rows.
+func (s *splitting) lossGradient(g []float64) {
+	fw := &s.fw
+	if fw.nv > 0 {
+		s.mulTResidualOf(g, fw.r, fw.viol[:fw.nv])
+	} else {
+		clear(g)
+	}
+}
+
+// extrapolate sets y = z + beta (z - xk) and returns it.
+func extrapolate(y, z, xk []float64, beta float64) []float64 {
+	for j, zj := range z {
+		y[j] = zj + beta*(zj-xk[j])
+	}
+	return y
+}
+
+// stepSums returns, in one pass, ||z - xk||^2, ||z||^2 and the restart
+// test's <y - z, z - xk> (the step points against the momentum when it
+// is positive).
+func stepSums(z, xk, y []float64) (dn, zn, rs float64) {
+	for j, zj := range z {
+		d := zj - xk[j]
+		dn += d * d
+		zn += zj * zj
+		rs += (y[j] - zj) * d
+	}
+	return dn, zn, rs
+}
+
+// momentum returns FISTA's next theta and the extrapolation weight beta
+// from theta, or 1 and 0 (a restart) when the restart test rs is
+// positive.
+func momentum(theta, rs float64) (thetaNext, beta float64) {
+	if rs > 0 {
+		return 1, 0
+	}
+	thetaNext = (1 + math.Sqrt(1+4*theta*theta)) / 2
+	return thetaNext, (theta - 1) / thetaNext
+}
+
+// closed reports whether done (nil: never) is closed.
+func closed(done <-chan struct{}) bool {
+	if done == nil {
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
 }
 
 // lossPass returns, in one pass over the rows, the loss at az = A z

@@ -168,49 +168,23 @@ func (cw *wolfeWork) reserve(m, s int) {
 // row nearest x, or from cw.start if set (see warm).
 func (cw *wolfeWork) solve(x []float64, s int, floor float64, maxIter int, done <-chan struct{}) float64 {
 	n := cw.rows
+	cw.cancelled, cw.belowFloor = false, false
 	if n == 0 {
 		cw.start = cw.start[:0] // a start is for this load only
-		// No corral and no flags from an earlier solve (the bound's pool
-		// reads the corral's rows, of another problem maybe).
+		// No corral from an earlier solve (the bound's pool reads the
+		// corral's rows, of another problem maybe).
 		cw.corral, cw.lam = cw.corral[:0], cw.lam[:0]
-		cw.cancelled, cw.belowFloor = false, false
 		return 0
 	}
-	cw.p, cw.d = cw.p[:s], cw.d[:s] // sized by load's reserve
-	cw.gs = s + 3                   // the corral never holds more than s+2 points
-	cw.corral, cw.lam = cw.corral[:0], cw.lam[:0]
-	b := func(i int) []float64 { return cw.b[i*s : (i+1)*s] }
-	bm := cw.b[:n*s]
-	cw.dots = buf.Grow(cw.dots, n)
-	dots := cw.dots
-	cw.gram, cw.chol = cw.gram[:cw.gs*cw.gs], cw.chol[:cw.gs*cw.gs]
-	cw.cholN, cw.zN = 0, 0
-	cw.kept = cw.kept[:cw.gs]
-	cw.cancelled, cw.belowFloor = false, false
+	cw.prepare(s, n)
 	if !cw.warm(s) {
-		// Start from the row closest to the current estimate's direction.
-		// The products with all rows in one call to the row kernels
-		// (MulVec), which serve four rows per load of the point.
-		vec.MulVec(dots, bm, n, s, x)
-		i0, best := 0, math.Inf(-1)
-		for i, v := range dots {
-			if v > best {
-				i0, best = i, v
-			}
-		}
-		cw.corral = append(cw.corral, i0)
-		cw.lam = append(cw.lam, 1)
-		cw.gramRow(0, s)
-		copy(cw.p, b(i0))
+		cw.coldStart(x, s, n)
 	}
+	bm, dots := cw.b[:n*s], cw.dots
 	for it := 0; it < maxIter; it++ {
-		if done != nil {
-			select {
-			case <-done:
-				cw.cancelled = true
-				return 0
-			default:
-			}
+		if closed(done) {
+			cw.cancelled = true
+			return 0
 		}
 		pp := vec.Dot(cw.p, cw.p)
 		if pp <= wolfeTol || pp <= floor*floor {
@@ -237,14 +211,50 @@ func (cw *wolfeWork) solve(x []float64, s int, floor float64, maxIter int, done 
 			break
 		}
 	}
+	return cw.direction(x, s, n)
+}
+
+// prepare readies the buffers of a solve on n rows of s columns (sized by
+// load's reserve) with an empty corral and Cholesky factor.
+func (cw *wolfeWork) prepare(s, n int) {
+	cw.p, cw.d = cw.p[:s], cw.d[:s]
+	cw.gs = s + 3 // the corral never holds more than s+2 points
+	cw.corral, cw.lam = cw.corral[:0], cw.lam[:0]
+	cw.dots = buf.Grow(cw.dots, n)
+	cw.gram, cw.chol = cw.gram[:cw.gs*cw.gs], cw.chol[:cw.gs*cw.gs]
+	cw.cholN, cw.zN = 0, 0
+	cw.kept = cw.kept[:cw.gs]
+}
+
+// coldStart starts the corral from the row closest to x's direction. The
+// products with all rows are one call to the row kernels (MulVec), which
+// serve four rows per load of the point.
+func (cw *wolfeWork) coldStart(x []float64, s, n int) {
+	vec.MulVec(cw.dots, cw.b[:n*s], n, s, x)
+	i0, best := 0, math.Inf(-1)
+	for i, v := range cw.dots {
+		if v > best {
+			i0, best = i, v
+		}
+	}
+	cw.corral = append(cw.corral, i0)
+	cw.lam = append(cw.lam, 1)
+	cw.gramRow(0, s)
+	copy(cw.p, cw.b[i0*s:(i0+1)*s])
+}
+
+// direction ends a solve: it returns the smallest margin min_i <b_i, x>
+// of the point's direction x (written into x when positive), or 0 with
+// belowFloor set when the point is too near the origin for a direction.
+func (cw *wolfeWork) direction(x []float64, s, n int) float64 {
 	np := vec.Nrm2(cw.p)
 	if !(np > math.Sqrt(wolfeTol)) {
 		cw.belowFloor = true
 		return 0
 	}
 	margin := math.Inf(1)
-	vec.MulVec(dots, bm, n, s, cw.p)
-	for _, v := range dots {
+	vec.MulVec(cw.dots, cw.b[:n*s], n, s, cw.p)
+	for _, v := range cw.dots {
 		margin = min(margin, v/np)
 	}
 	if margin <= 0 {
