@@ -20,9 +20,8 @@ type BIHTOptions struct {
 	MaxIter int
 }
 
-// DefaultBIHTMaxIter is a cap that BIHT rarely reaches: on the recovery
-// protocol (N = 1000, K = 10, M/N from 0.25 to 2) it stops on consistency
-// after a median of 18 to 62 iterations.
+// DefaultBIHTMaxIter is a cap on BIHT's iterations that it rarely reaches
+// when told the right K (docs/onebit-options.md has the counts measured).
 const DefaultBIHTMaxIter = 1000
 
 // BIHTResult reports a BIHT run.
@@ -63,14 +62,14 @@ type BIHTResult struct {
 //
 // Its product with Phi reads only the columns where the K-sparse iterate
 // is non-zero when K < N/32 (M*K multiply-adds instead of M*N), and the
-// threshold selects the K-th magnitude instead of sorting all N: 2 to 6
-// times faster than dense products and a sort at N = 1000 to 2000, with
-// the same iterates up to rounding.
+// threshold selects the K-th magnitude instead of sorting all N, with the
+// same iterates as dense products and a sort up to rounding
+// (docs/onebit-options.md has the speed-up measured).
 //
 // BIHT allocates 2M + 3N floats and N ints per call and nothing per
-// iteration. It
-// returns an error wrapping ErrBadInput for bad options or len(x) != N, and
-// ctx's error (checked every iteration) with the current estimate in x.
+// iteration. It returns an error wrapping ErrBadInput for bad options or
+// len(x) != N, and ctx's error (checked every iteration) with the current
+// estimate in x.
 func BIHT(ctx context.Context, p *Problem, x []float64, opt BIHTOptions) (BIHTResult, error) {
 	switch {
 	case p == nil:

@@ -8,10 +8,17 @@ import (
 	"github.com/neadmm/neadmm/neadmm"
 )
 
-// RecoverOptions configures Solver.Recover. Lambdas here are in units of
-// the mean loss: a stage with lambda solves the paper's problem with
-// Options.Lambda = lambda*N/||Phi||_F^2 (lambda/M for entries of unit
-// variance), i.e.
+// RecoverOptions configures Solver.Recover. Its fields are grouped by the
+// stage of Recover they configure, in the order the stages run, each
+// group headed by the stage and its file; every stage but the
+// continuation can be switched off (Regress, Reweight = 0, Refit, Prune,
+// Swap, Center, Polish, Centroid, Pursuit; Cap = 0 leaves no measurement
+// out). docs/onebit-options.md records the measurements behind the
+// defaults.
+//
+// Lambdas here are in units of the mean loss: a stage with lambda solves
+// the paper's problem with Options.Lambda = lambda*N/||Phi||_F^2
+// (lambda/M for entries of unit variance), i.e.
 //
 //	min ||x||_1 + (lambda/(2M)) sum_i min(y_i (Phi x)_i, 0)^2  s.t. ||x|| = 1
 //
@@ -25,6 +32,48 @@ import (
 // underflow); the Solver keeps the copy (M*N floats) for its next call
 // with the same Problem.
 type RecoverOptions struct {
+	// The sign regression (recover_regress.go), and the choice between
+	// its fit and the consistent estimate (recover_choice.go).
+
+	// Regress fits the signs by least squares on a greedily grown support
+	// (orthogonal matching pursuit on y, stopped by the risk inflation
+	// criterion, then grown further while the description below
+	// shortens), and keeps that fit instead of the consistent estimate of
+	// the stages below when it describes the signs more briefly: fewer
+	// nats for its support, its values and the signs it violates
+	// (RecoverResult.Regressed); when the fit's probit model of the signs
+	// needs more than 1% of them flipped, the signs of both are coded by
+	// that model, in which a violation at the edge costs less than a
+	// deep one. When that model needs at most 1% of them flipped, the
+	// signs look clean and the Clean options below apply. It costs one
+	// pass over Phi and one product with Phi^T per 1-4 coordinates of its
+	// support.
+	Regress bool
+
+	// The schedule when the signs look clean (see Regress).
+
+	// CleanEpsRel, if > 0, replaces EpsRel in every continuation stage
+	// when the signs look clean. 0 (EpsRel always) or finite and > 0.
+	CleanEpsRel float64
+	// CleanLambdaStart and CleanLambdaGrowth, if > 0, replace LambdaStart
+	// and LambdaGrowth when the signs look clean; CleanReweightRel is then
+	// the reweighting rounds' InnerRel, and CleanWarm starts the
+	// continuation from the sign regression's fit (its support the first
+	// working set, with WorkingSet, completed to the 16 coordinates
+	// Options.WorkingSet starts from when it is smaller) instead of the
+	// back-projection. CleanLambdaStart is 0 or finite with
+	// 0 < CleanLambdaStart <= LambdaMax; CleanLambdaGrowth 0 or finite and
+	// > 1; CleanReweightRel finite and >= 0.
+	CleanLambdaStart, CleanLambdaGrowth, CleanReweightRel float64
+	CleanWarm                                             bool
+	// CleanMaxOutliers, if > 0, is the largest fraction of the signs that
+	// the steps after the stages may leave out as outliers (see Cap) when
+	// the signs look clean: a cap that would leave out more (more than
+	// int(CleanMaxOutliers*M) signs) leaves out none. In [0, 1].
+	CleanMaxOutliers float64
+
+	// The continuation (recover_continuation.go).
+
 	// LambdaStart, LambdaMax and LambdaGrowth define the continuation:
 	// lambda = LambdaStart, LambdaStart*LambdaGrowth, ... while <= LambdaMax
 	// (and LambdaMax itself last if the steps miss it), at most MaxStages
@@ -33,101 +82,58 @@ type RecoverOptions struct {
 	// RhoScale and RhoPower set each stage's fixed
 	// rho = RhoScale*lambda^RhoPower, which must be a valid Options.Rho at
 	// every stage (finite and >= neadmm.MinRho): Recover checks every
-	// stage's before any work. The default rho = sqrt(lambda) converges at
-	// every stage; rho = 0.1*lambda (RhoScale 0.1, RhoPower 1) stalls at
-	// large lambda.
+	// stage's before any work. RhoScale finite and > 0, RhoPower finite.
 	RhoScale, RhoPower float64
 	// StageIter caps the outer iterations of each stage; > 0.
 	StageIter int
 	// EpsAbs, EpsRel, InnerMaxIter and InnerTol are as in Options, for
-	// every stage.
+	// every stage and reweighting round.
 	EpsAbs, EpsRel float64
 	InnerMaxIter   int
 	InnerTol       float64
-	// CleanEpsRel, if > 0, replaces EpsRel in every stage when the sign
-	// regression (Regress) finds the signs clean: its fit is a candidate
-	// and its probit model needs at most 1% of the signs flipped. The
-	// support search after the stages settles the support, and without
-	// flips a looser stage tolerance costs it nothing; with flipped signs
-	// the tight tolerance is what keeps the support near the signal's
-	// sparsity. 0 (EpsRel always, the setting before this option) or
-	// finite and > 0. See the package documentation for what the default
-	// 0.1 bought and cost.
-	CleanEpsRel float64
-	// CleanLambdaStart and CleanLambdaGrowth, if > 0, replace LambdaStart
-	// and LambdaGrowth when the signs look clean (the test of
-	// CleanEpsRel), CleanReweightRel, if > 0, is then the reweighting
-	// rounds' InnerRel, and CleanWarm starts that continuation from the
-	// sign regression's fit (its support the first working set, with
-	// WorkingSet, completed to the 16 coordinates Options.WorkingSet
-	// starts from when it is smaller) instead of the back-projection.
-	// With clean signs the regression's fit is already near the signal,
-	// so the first stages, which only move the estimate towards it, can
-	// go; started from the fit at lambda 100, the continuation ended
-	// worse than from the back-projection (the weak L1 term lets the
-	// fit's wrong coordinates settle in). The
-	// support search after the stages settles the support either way.
-	// CleanLambdaStart is 0 or finite with 0 < it <= LambdaMax;
-	// CleanLambdaGrowth 0 or finite and > 1; CleanReweightRel finite and
-	// >= 0. See the package documentation for what the defaults (1000, 10,
-	// 0.01, true) bought.
-	CleanLambdaStart, CleanLambdaGrowth, CleanReweightRel float64
-	CleanWarm                                             bool
-	// CleanMaxOutliers, if > 0, is the largest fraction of the signs the
-	// support search may leave out as outliers (see Cap) when the signs
-	// look clean; a cap that would leave out more leaves out none. The
-	// clean signs' test found at most 1% of them flipped, so a cap that
-	// flags 13-29% of them misjudges: that happened on sign matrices
-	// whose signs take few distinct patterns (the rademacher family with
-	// K = 5), after which the regression's fit won on description length
-	// over an estimate fitted to the rest. With 3% or 10% of the signs
-	// flipped the cap flagged at most 2% there. In [0, 1]; the default
-	// is 0.05.
-	CleanMaxOutliers float64
 	// InnerRel is Options.InnerRel for the continuation stages; the
-	// reweighting rounds, which settle the final support, solve their
-	// x-updates to InnerTol (with clean signs, see CleanReweightRel).
-	// Measured on N = 1000, M/N = 0.25-2 (K = 10
-	// and 20, 20 instances each): 0.01 cut Recover's products by 22-28% at
-	// the same accuracy; 0.03 cut them by about half but lost accuracy at
-	// M/N = 0.5 with K = 20 (0.056 against 0.044).
+	// reweighting rounds solve their x-updates to InnerTol (with clean
+	// signs, see CleanReweightRel).
 	InnerRel float64
-	// Reweight is the number of reweighted-L1 rounds after the
-	// continuation (>= 0): each solves again at LambdaMax with the L1 term
-	// sum_j |x_j| / (|x_j|/max|x| + ReweightEps) from the current x, which
-	// removes most of the L1 shrinkage of the large coefficients.
-	Reweight int
-	// ReweightEps is the eps of the weights; > 0 when Reweight > 0.
-	ReweightEps float64
+	// WorkingSet runs every stage on a working set of coordinates (see
+	// Options.WorkingSet), kept from stage to stage.
+	WorkingSet bool
 	// SupportGrowth, if > 0, stops the continuation before a stage that
-	// multiplies the number of non-zeros by more than SupportGrowth (plus
-	// 8, for the tiny supports of the first stages; with Regress, of the
-	// larger of the previous stage's count and the regression's support at
-	// its risk-inflation stop (see Regress),
-	// which lets a 20-sparse signal grow from the first stages' 1 to 3
-	// non-zeros) or whose working set would outgrow a quarter of the
-	// columns: the estimate of the stage
-	// before is kept and the reweighting is skipped
-	// (RecoverResult.Stopped). With flipped signs the support explodes once
-	// lambda is large enough to fit them (from 8 to 46 non-zeros in one
-	// stage with 3% of the signs flipped), while without flips it grows by
-	// at most 1.3x per stage (x3 lambda; see the package documentation).
-	// It acts on a working set only (WorkingSet): on the full Phi no
-	// stage is stopped. 0 (never) or finite and > 1.
+	// multiplies the number of non-zeros by more than SupportGrowth, plus
+	// 8 (that is, to more than SupportGrowth*max(n, r) + 8 non-zeros, n
+	// the previous stage's count and r, with Regress, the regression's
+	// support at its risk-inflation stop, else 0; never the first stage)
+	// or whose working set would outgrow a quarter of the columns: the
+	// estimate of the stage before is kept and the reweighting is skipped
+	// (RecoverResult.Stopped). It acts on a working set only
+	// (WorkingSet): on the full Phi no stage is stopped. 0 (never) or
+	// finite and > 1.
 	SupportGrowth float64
 	// Cap, if > 0, caps the loss of each measurement: the stages use
-	// min(min(y_i (Phi x)_i, 0)^2, tau^2), and the final steps leave out
-	// the measurements violated deeper than tau (RecoverResult.Outliers).
-	// tau is measured at the start of each stage, at x of unit norm:
-	// tau = Cap*sigma*sin(pi*v), with sigma the scale of the projections
-	// (Phi x)_i and v the fraction of the signs violated within the
-	// previous stage's tau. Without flipped signs, v estimates the angular
-	// error theta/pi of x, and the violations it causes are at most a few
-	// sigma*sin(theta) deep, so a few units keep them all (the cap never
-	// acted on the instances without flips measured here); a flipped sign
-	// is violated about as deep as a typical projection, and stops pulling
-	// the estimate. Finite and >= 0; 0 is the plain one-sided quadratic.
+	// min(min(y_i (Phi x)_i, 0)^2, tau^2), and the steps after them leave
+	// out the measurements violated deeper than tau
+	// (RecoverResult.Outliers). tau is measured at the start of each
+	// stage, at x of unit norm: tau = Cap*sigma*sin(min(pi*v, pi/2)),
+	// with sigma = median|(Phi x)_i|/0.6745 the scale of the projections
+	// and v the fraction of the signs violated within the previous
+	// stage's tau. A violated sign stops pulling the estimate beyond tau.
+	// Finite and >= 0; 0 is the plain one-sided quadratic.
 	Cap float64
+
+	// The reweighting (recover_reweight.go).
+
+	// Reweight is the number of reweighted-L1 rounds after the
+	// continuation (>= 0; none after a stopped one): each solves again at
+	// LambdaMax with the L1 term sum_j |x_j| / (|x_j|/max|x| + ReweightEps)
+	// from the current x, which removes most of the L1 shrinkage of the
+	// large coefficients.
+	Reweight int
+	// ReweightEps is the eps of the weights; finite and > 0 when
+	// Reweight > 0.
+	ReweightEps float64
+
+	// The support search (recover_search.go).
+
 	// Refit completes the support found (the non-zeros of x) until the
 	// signs not left out as outliers are separable on it: of the 10
 	// coordinates outside with the largest BIHT gradient
@@ -138,8 +144,8 @@ type RecoverOptions struct {
 	// least 2).
 	Refit bool
 	// RefitMaxIter caps the major cycles of each margin computation
-	// (Wolfe's algorithm, see Center); > 0 when Refit, Prune, Swap or
-	// Center is set. Separable supports take 20 to 100 here.
+	// (Wolfe's algorithm, see Center) of the search, the center and the
+	// polish; > 0 when Refit, Prune, Swap or Center is set.
 	RefitMaxIter int
 	// Prune drops, one at a time, the coordinate whose removal leaves the
 	// largest margin, while the signs stay separable: backward elimination
@@ -147,76 +153,55 @@ type RecoverOptions struct {
 	Prune bool
 	// Swap exchanges a coordinate of the support for one outside while
 	// that increases the margin (candidates: the 3 along which the margin
-	// grows fastest), then prunes again.
+	// grows fastest), then prunes again (with Prune) after a round that
+	// swapped. The search runs on supports of at most 32 coordinates.
 	Swap bool
-	// Center ends by replacing the estimate on its support by the center
-	// of the cell of directions on that support consistent with the signs
-	// (not counting the outliers): the direction maximizing the smallest
+
+	// The center (recover_center.go).
+
+	// Center replaces the estimate on its support by the center of the
+	// cell of directions on that support consistent with the signs (not
+	// counting the outliers): the direction maximizing the smallest
 	// angular margin min_i y_i <a_i, x>/||a_i|| over the support's rows
-	// a_i, found exactly by Wolfe's algorithm. Any consistent point of the
-	// cell (BIHT's, for one) may lie near its edge; the center is nearer
-	// the truth on average. When the signs are not separable on the
-	// support, the center is that of the measurements the estimate
-	// satisfies; if the earlier steps saw flipped signs
-	// (RecoverResult.Stopped or Outliers), the coordinates below 5% of the
-	// largest are dropped first.
+	// a_i, found exactly by Wolfe's algorithm (RecoverResult.Centered and
+	// Margin). When the signs are not separable on the support, the
+	// coordinates below 5% of the largest are dropped first and the
+	// center is that of the measurements the estimate satisfies.
 	Center bool
-	// Centroid, when the centered estimate is kept (the sign
-	// regression's fit does not replace it, see Regress), replaces the
-	// center by an estimate of the centroid of the same cell: the mean
-	// of the directions on the support consistent with the kept signs,
-	// by expectation propagation on the signs near the cell (see the
-	// package documentation). Nothing is known of the signal's direction
-	// within the cell, and the centroid minimizes the mean squared
-	// distance to a direction drawn uniformly from it; the center,
-	// farthest from the cell's walls, is not its centroid when the cell is
-	// not symmetric. It keeps the center if the estimate would violate a
-	// kept sign, the support holds more than 64 coordinates, or the
-	// center's angular margin is above 0.05 (a cell so wide that the
-	// signal's distribution decides where in it the signal lies; see the
-	// package documentation).
-	Centroid bool
-	// WorkingSet runs every stage on a working set of coordinates (see
-	// Options.WorkingSet), kept from stage to stage.
-	WorkingSet bool
-	// Regress also fits the signs by least squares on a greedily grown
-	// support (orthogonal matching pursuit on y, stopped by the risk
-	// inflation criterion, then grown further while the description
-	// below shortens) and keeps that fit instead of the estimate of
-	// the steps above when it describes the signs more briefly: fewer
-	// nats for its support, its values and the signs it violates
-	// (RecoverResult.Regressed); when the fit's probit model of the
-	// signs needs more than 1% of them flipped, the signs are coded by
-	// that model, in which a violation at the edge costs less than a
-	// deep one. A consistent estimate fits flipped signs
-	// with extra coordinates; the regression does not try, and with 3% or
-	// 10% of the signs flipped its errors were 1.6-6.9 times lower than the
-	// consistent estimate's (N = 1000, M/N = 0.5-2; see the package
-	// documentation). Without flips the consistent estimate is nearly
-	// always the shorter description and is kept. It costs one pass over
-	// Phi and one product with Phi^T per 1-4 coordinates of its support.
-	Regress bool
+
+	// The polish (recover_polish.go).
+
 	// Polish, when the centered estimate's margin mu is small
 	// (mu*M/|S| < 0.15, |S| its support's size) or at least two of its
-	// coordinates are below 3% of the largest (wrong coordinates that
-	// stand in for a missing small one come out that small), and no
-	// measurement was left out as an outlier (no flips seen), runs BIHT
-	// from zero on all of Phi told K = |S| (or |S|+1 if that finds no
-	// consistent support), and keeps the center of the consistency cell
-	// of BIHT's support instead when that center's margin is larger. It
-	// runs too when the signs are not separable on the support (a true
-	// coordinate missing, seen at N = M = 4000), telling BIHT up to |S|+3
-	// while it finds no consistent support, and keeps BIHT's support if
-	// all the signs are separable on it. The continuation's support is of
-	// about the right size but may hold a few wrong coordinates that the
-	// swaps do not find; BIHT, told that size, finds another support, and
-	// the larger margin mostly goes with the support nearer the truth.
-	// It does not run when the sign regression (Regress) describes the
-	// signs more briefly than any consistent estimate on |S| or more
-	// coordinates could: that fit replaces the estimate whatever the
-	// polish finds. See the package documentation for what it bought and
-	// cost.
+	// coordinates are below 3% of the largest, or the signs are not
+	// separable on the support, and no measurement was left out as an
+	// outlier, runs BIHT from zero on all of Phi told K = |S| (or |S|+1
+	// if that finds no consistent support; up to |S|+3 while it finds
+	// none, when the signs are not separable), and keeps the center of
+	// the consistency cell of BIHT's support instead when that center's
+	// margin is larger (RecoverResult.Polished; when the signs are not
+	// separable on the support, when all the signs are separable on
+	// BIHT's). It does not run when the sign regression (Regress)
+	// describes the signs more briefly than any consistent estimate on
+	// |S| or more coordinates could: that fit replaces the estimate
+	// whatever the polish finds. Without Center it does nothing.
 	Polish bool
+
+	// The centroid (recover_centroid.go).
+
+	// Centroid, when the centered estimate is kept (the sign regression's
+	// fit does not replace it, see Regress), replaces the center by an
+	// estimate of the centroid of the same cell: the mean of the
+	// directions on the support consistent with the kept signs, by
+	// expectation propagation on the signs near the cell (see
+	// centroidWork; RecoverResult.Centroid). It keeps the center if the
+	// estimate would violate a kept sign, the support holds fewer than 2
+	// or more than 64 coordinates, or the center's angular margin is
+	// above 0.05.
+	Centroid bool
+
+	// The outlier pursuit (recover_pursuit.go).
+
 	// Pursuit, when the sign regression's fit replaces the consistent
 	// estimate and its probit model needs more than 1% of the signs
 	// flipped (see Regress), runs adaptive outlier pursuit (BIHT that
@@ -226,12 +211,8 @@ type RecoverOptions struct {
 	// the consistent estimate's, keeps the estimate that describes the
 	// signs the most briefly (see Regress), and returns it alone if it
 	// describes the signs 25 nats more briefly than the regression's fit,
-	// else the normalized mean of the two (RecoverResult.Pursued). At low
-	// M/N or with many flips neither is near the truth, and their errors
-	// are nearly independent; at higher M/N the pursuit, told about the
-	// right K, is the better of the two, and its description the shorter
-	// by far. Without Regress it does nothing. See the package
-	// documentation for what it bought and cost.
+	// else the normalized mean of the two (RecoverResult.Pursued).
+	// Without Regress it does nothing.
 	Pursuit bool
 }
 
@@ -240,37 +221,40 @@ type RecoverOptions struct {
 const MaxStages = 1000
 
 // DefaultRecoverOptions returns the recovery pipeline that the package
-// documentation measures against BIHT.
+// documentation measures against BIHT (docs/onebit-options.md records
+// what each default bought).
 func DefaultRecoverOptions() RecoverOptions {
 	return RecoverOptions{
-		LambdaStart: 100, LambdaMax: 1e5, LambdaGrowth: 3,
-		RhoScale:          1,
-		RhoPower:          0.5,
-		StageIter:         50,
-		EpsAbs:            1e-6,
-		EpsRel:            1e-2,
+		Regress:           true,
 		CleanEpsRel:       0.1,
 		CleanLambdaStart:  1000,
 		CleanLambdaGrowth: 10,
 		CleanReweightRel:  0.01,
 		CleanWarm:         true,
 		CleanMaxOutliers:  0.05,
+		LambdaStart:       100,
+		LambdaMax:         1e5,
+		LambdaGrowth:      3,
+		RhoScale:          1,
+		RhoPower:          0.5,
+		StageIter:         50,
+		EpsAbs:            1e-6,
+		EpsRel:            1e-2,
 		InnerMaxIter:      200,
 		InnerTol:          1e-6,
 		InnerRel:          0.01,
-		Reweight:          4,
-		ReweightEps:       0.01,
+		WorkingSet:        true,
 		SupportGrowth:     3,
 		Cap:               3,
+		Reweight:          4,
+		ReweightEps:       0.01,
 		Refit:             true,
 		RefitMaxIter:      200,
 		Prune:             true,
 		Swap:              true,
 		Center:            true,
-		Centroid:          true,
-		WorkingSet:        true,
-		Regress:           true,
 		Polish:            true,
+		Centroid:          true,
 		Pursuit:           true,
 	}
 }
