@@ -7,7 +7,9 @@ import (
 	"math"
 	"runtime"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/neadmm/neadmm/onebit"
@@ -82,48 +84,6 @@ func TestGenerateErrors(t *testing.T) {
 	}
 }
 
-func TestMetrics(t *testing.T) {
-	x := []float64{3, 4, 0}
-	for _, c := range []struct {
-		xhat     []float64
-		ang, snr float64
-	}{
-		{[]float64{6, 8, 0}, 0, math.Inf(1)},            // same direction
-		{[]float64{-3, -4, 0}, 1, -20 * math.Log10(2)},  // opposite: ||a - b|| = 2
-		{[]float64{0, 0, 7}, 0.5, -10 * math.Log10(2)},  // orthogonal: ||a - b|| = sqrt 2
-		{[]float64{4, -3, 0}, 0.5, -10 * math.Log10(2)}, // orthogonal in the plane
-	} {
-		if a := onebit.AngularError(x, c.xhat); math.Abs(a-c.ang) > 1e-15 {
-			t.Errorf("AngularError(%v) = %v, want %v", c.xhat, a, c.ang)
-		}
-		if s := onebit.SNR(x, c.xhat); s != c.snr && math.Abs(s-c.snr) > 1e-13 {
-			t.Errorf("SNR(%v) = %v, want %v", c.xhat, s, c.snr)
-		}
-	}
-	// Nearly parallel: the angle between (1, d) and (1, 0) is atan(d), far
-	// below what arccos of the cosine can resolve (about 1e-8).
-	d := 1e-12
-	if a := onebit.AngularError([]float64{1, d}, []float64{1, 0}); math.Abs(a-math.Atan(d)/math.Pi) > 1e-6*a {
-		t.Errorf("tiny angle: %v, want %v", a, math.Atan(d)/math.Pi)
-	}
-	// SNR of a small angle theta: -20 log10(2 sin(theta/2)).
-	th := 0.01
-	if s := onebit.SNR([]float64{1, 0}, []float64{math.Cos(th), math.Sin(th)}); math.Abs(s+20*math.Log10(2*math.Sin(th/2))) > 1e-9 {
-		t.Errorf("SNR at angle 0.01: %v", s)
-	}
-	for _, bad := range [][]float64{{0, 0, 0}, {math.NaN(), 1, 0}, {math.Inf(1), 0, 0}} {
-		if a, s := onebit.AngularError(x, bad), onebit.SNR(bad, x); !math.IsNaN(a) || !math.IsNaN(s) {
-			t.Errorf("%v: AngularError %v, SNR %v, want NaN", bad, a, s)
-		}
-	}
-	defer func() {
-		if recover() == nil {
-			t.Error("AngularError with different lengths did not panic")
-		}
-	}()
-	onebit.AngularError(x, x[:2])
-}
-
 // TestGenerateReproducible pins a digest of every bit of one instance
 // (Phi, X, y, the support) per architecture. CI runs it under purego and
 // GODEBUG=cpu.all=off too, so it fails if an instance ever depends on the
@@ -160,4 +120,34 @@ func TestGenerateReproducible(t *testing.T) {
 	if got := h.Sum64(); got != want {
 		t.Errorf("instance digest %#x, want %#x", got, want)
 	}
+}
+
+func TestGenerateCap(t *testing.T) {
+	// 2^40 entries would be 8 TiB: refused before any allocation.
+	t0 := time.Now()
+	_, err := onebit.Generate(onebit.GenOptions{M: 1 << 20, N: 1 << 20, K: 10})
+	require.ErrorIs(t, err, onebit.ErrBadInput)
+	assert.Contains(t, err.Error(), "MaxEntries")
+	assert.Less(t, time.Since(t0), time.Second)
+	// Just above the default cap, and the cap raised by the caller.
+	_, err = onebit.Generate(onebit.GenOptions{M: onebit.DefaultMaxEntries/4 + 1, N: 4, K: 1})
+	require.ErrorIs(t, err, onebit.ErrBadInput)
+	_, err = onebit.Generate(onebit.GenOptions{M: 30, N: 10, K: 2, MaxEntries: 299})
+	require.ErrorIs(t, err, onebit.ErrBadInput)
+	_, err = onebit.Generate(onebit.GenOptions{M: 30, N: 10, K: 2, MaxEntries: 300})
+	require.NoError(t, err)
+	_, err = onebit.Generate(onebit.GenOptions{M: 30, N: 10, K: 2, MaxEntries: -1})
+	require.ErrorIs(t, err, onebit.ErrBadInput)
+}
+
+// TestGenerateOverflowBoundary checks onebit.Generate's overflow test at its
+// boundary: M = MaxInt/3 rows of 3 fit in an int (the cap refuses them),
+// one more row overflows.
+func TestGenerateOverflowBoundary(t *testing.T) {
+	_, err := onebit.Generate(onebit.GenOptions{M: math.MaxInt / 3, N: 3, K: 1})
+	require.ErrorIs(t, err, onebit.ErrBadInput)
+	require.ErrorContains(t, err, "above the cap")
+	_, err = onebit.Generate(onebit.GenOptions{M: math.MaxInt/3 + 1, N: 3, K: 1})
+	require.ErrorIs(t, err, onebit.ErrBadInput)
+	require.ErrorContains(t, err, "overflows")
 }

@@ -1,10 +1,12 @@
 package onebit_test
 
 import (
+	"context"
 	"errors"
 	"math"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/neadmm/neadmm/onebit"
@@ -153,4 +155,36 @@ func TestProblemPanics(t *testing.T) {
 			f()
 		}()
 	}
+}
+
+// TestNewProblemCheap: NewProblem does not run the power iteration (it
+// waits for a full-matrix solve), and that iteration is cancellable.
+func TestNewProblemCheap(t *testing.T) {
+	in := mustGenerate(t, 300, 200, 5, 4)
+	p := mustProblem(t, in)
+	var s onebit.Solver
+	x := make([]float64, 200)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	o := onebit.PaperOptions()
+	res, err := s.Solve(ctx, p, x, o)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Zero(t, res.Iterations)
+	// The default solve never needs ||Phi||^2 of the whole matrix.
+	res, err = s.Solve(context.Background(), p, x, onebit.DefaultOptions())
+	require.NoError(t, err)
+	assert.Positive(t, res.WorkingSet)
+	assert.Less(t, res.Work, 50.0)
+}
+
+// TestBestCoordinateTies pins BestCoordinate's tie rule ("lowest j and
+// then +e_j on ties"): Phi all ones (2 x 3) with y = (1, -1) gives every
+// signed coordinate vector the loss 1/2 (one violated row of magnitude
+// 1), so the answer is +e_1, with objective 1 + lambda/2.
+func TestBestCoordinateTies(t *testing.T) {
+	p, err := onebit.NewProblem([]float64{1, 1, 1, 1, 1, 1}, 2, 3, []float64{1, -1})
+	require.NoError(t, err)
+	x := make([]float64, 3)
+	require.Equal(t, 1.5, p.BestCoordinate(x, 1))
+	require.Equal(t, []float64{1, 0, 0}, x)
 }

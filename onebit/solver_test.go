@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"math"
-	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/neadmm/neadmm/neadmm"
@@ -366,50 +367,6 @@ func TestSolveAllocs(t *testing.T) {
 	}
 }
 
-// TestRecoverAllocsRepeat calls Recover many times with one sized Solver
-// on instances with and without flipped signs. Before the engine asserted
-// its problem's optional interfaces once per problem, a type assertion to
-// an interface at every Solve could allocate at a random call (the runtime
-// fills each call site's cache about once in 1024 misses): run alone,
-// this test then failed on 10 of 10 runs.
-func TestRecoverAllocsRepeat(t *testing.T) {
-	ctx := context.Background()
-	var ps []*onebit.Problem
-	for _, c := range []struct {
-		m    int
-		flip float64
-	}{{60, 0}, {120, 0}, {120, 0.05}, {60, 0.1}} {
-		in, err := onebit.Generate(onebit.GenOptions{M: c.m, N: 80, K: 4, Flip: c.flip, Seed: 7})
-		require.NoError(t, err)
-		ps = append(ps, mustProblem(t, in))
-	}
-	var s onebit.Solver
-	x := make([]float64, 80)
-	ro := onebit.DefaultRecoverOptions()
-	for _, p := range ps { // size the workspace
-		_, err := s.Recover(ctx, p, x, ro)
-		require.NoError(t, err)
-	}
-	// Counted around the whole loop (testing.AllocsPerRun would run it
-	// twice and report the integer average).
-	rounds := 150
-	if testing.Short() {
-		rounds = 20
-	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	for range rounds {
-		for _, p := range ps {
-			s.Recover(ctx, p, x, ro)
-		}
-	}
-	runtime.ReadMemStats(&m1)
-	if a := m1.Mallocs - m0.Mallocs; a != 0 {
-		t.Errorf("%d rounds of Recover on sized instances allocate %d times", rounds, a)
-	}
-}
-
 func TestSolveConcurrent(t *testing.T) {
 	p := mustProblem(t, mustGenerate(t, 80, 60, 4, 9))
 	var ref onebit.Solver
@@ -449,4 +406,103 @@ func TestTinySizes(t *testing.T) {
 			t.Errorf("%v BIHT: %v, x = %v", d, err, x)
 		}
 	}
+}
+
+// TestSolveTinyRho guards the adaptive step of the working-set FISTA: it
+// starts from L = rho, and with Rho = 1e-200 the first trial step 1/L
+// overflows (f(z) = +Inf). The sufficient-decrease test read +Inf <= +Inf
+// and accepted it, and the solve failed with neadmm.ErrNotFinite where the
+// full-matrix solve (fixed step) succeeded; now L doubles until the step
+// is finite. Recover with rho = lambda^-60 reaches the same code.
+func TestSolveTinyRho(t *testing.T) {
+	p := mustProblem(t, mustGenerate(t, 100, 80, 4, 3))
+	ctx := context.Background()
+	for _, rho := range []float64{1e-200, neadmm.MinRho} { // MinRho: the smallest valid
+		for _, ws := range []bool{false, true} {
+			o := onebit.DefaultOptions()
+			o.Lambda, o.Rho, o.WorkingSet = 10, rho, ws
+			var s onebit.Solver
+			x := make([]float64, 80)
+			res, err := s.Solve(ctx, p, x, o)
+			require.NoError(t, err, "Rho %g, WorkingSet %v", rho, ws)
+			assert.InDelta(t, 1, norm(x), 1e-14, "Rho %g, WorkingSet %v", rho, ws)
+			assert.False(t, math.IsNaN(res.Objective), "Rho %g, WorkingSet %v", rho, ws)
+		}
+	}
+	ro := onebit.DefaultRecoverOptions()
+	ro.RhoPower = -60 // rho = lambda^-60: 1e-120 at the first stage
+	var s onebit.Solver
+	x := make([]float64, 80)
+	_, err := s.Recover(ctx, p, x, ro)
+	require.NoError(t, err)
+	assert.InDelta(t, 1, norm(x), 1e-14)
+}
+
+// TestSolverGuard: a Solver entered from a second goroutine while a solve
+// runs panics with a clear message instead of corrupting the first solve.
+// The callback of the first solve makes the overlap certain.
+func TestSolverGuard(t *testing.T) {
+	p := mustProblem(t, mustGenerate(t, 60, 40, 3, 2))
+	var s onebit.Solver
+	x, x2 := make([]float64, 40), make([]float64, 40)
+	var msg string
+	o := onebit.DefaultOptions()
+	o.MaxIter = 3
+	calls := 0
+	o.Callback = func(neadmm.Iteration) bool {
+		calls++
+		if calls > 1 {
+			return false
+		}
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { msg, _ = recover().(string) }()
+			s.Recover(context.Background(), p, x2, onebit.DefaultRecoverOptions())
+		}()
+		wg.Wait()
+		return false
+	}
+	_, err := s.Solve(context.Background(), p, x, o)
+	require.NoError(t, err)
+	assert.True(t, strings.Contains(msg, "two goroutines"), "panic message %q", msg)
+	// Afterwards the Solver is free again, and its result unaffected.
+	want := make([]float64, 40)
+	var ref onebit.Solver
+	o.Callback = nil
+	_, err = ref.Solve(context.Background(), p, want, o)
+	require.NoError(t, err)
+	_, err = s.Solve(context.Background(), p, x, o)
+	require.NoError(t, err)
+	assert.Equal(t, want, x)
+}
+
+// TestSolverGuardRace runs solves from several goroutines, each with its
+// own Solver, on one shared Problem (the race detector checks that nothing
+// is shared but the read-only Problem), and the same solve again and again
+// on one Solver from two goroutines in turn, serialized by a mutex: the
+// guard must not fire when the use is sequential.
+func TestSolverGuardRace(t *testing.T) {
+	p := mustProblem(t, mustGenerate(t, 80, 60, 4, 9))
+	var shared onebit.Solver
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var own onebit.Solver
+			x := make([]float64, 60)
+			for range 3 {
+				_, err := own.Solve(context.Background(), p, x, onebit.DefaultOptions())
+				assert.NoError(t, err)
+				mu.Lock()
+				_, err = shared.Solve(context.Background(), p, x, onebit.PaperOptions())
+				mu.Unlock()
+				assert.NoError(t, err)
+			}
+		}()
+	}
+	wg.Wait()
 }

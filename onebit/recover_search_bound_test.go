@@ -1,11 +1,12 @@
 package onebit
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestBoundSound checks the pool's bound on trial supports that swap one
@@ -103,45 +104,75 @@ func TestBoundSameEstimates(t *testing.T) {
 	}
 }
 
-// recoverOnOff runs Recover with the default options on four seeds (from
-// seed0) of two families (Generate and rademacher; N = 1000, M = 500,
-// K = 10 and 20), with a fresh Solver and with one that off changed,
-// fails unless the two estimates are the same bit for bit (on and offName
-// name the two in the message), and passes both results to check.
-func recoverOnOff(t *testing.T, seed0 uint64, onName, offName string, off func(*Solver), check func(f int, seed uint64, rOn, rOff RecoverResult)) {
-	t.Helper()
-	const n = 1000
-	for seed := range uint64(4) {
-		for f, fam := range []struct{ m, k int }{{500, 10}, {500, 20}} {
-			var p *Problem
-			if f == 0 {
-				in, err := Generate(GenOptions{M: fam.m, N: n, K: fam.k, Seed: seed0 + seed})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if p, err = NewProblem(in.Phi, fam.m, n, in.Y); err != nil {
-					t.Fatal(err)
-				}
-			} else {
-				_, p = rademacherFor(t, fam.m, n, fam.k, 0, seed0+seed)
-			}
-			var on, offS Solver
-			off(&offS)
-			xOn, xOff := make([]float64, n), make([]float64, n)
-			rOn, err := on.Recover(context.Background(), p, xOn, DefaultRecoverOptions())
-			if err != nil {
-				t.Fatal(err)
-			}
-			rOff, err := offS.Recover(context.Background(), p, xOff, DefaultRecoverOptions())
-			if err != nil {
-				t.Fatal(err)
-			}
-			for j := range xOn {
-				if math.Float64bits(xOn[j]) != math.Float64bits(xOff[j]) {
-					t.Fatalf("family %d seed %d: x[%d] = %v %s, %v %s", f, seed, j, xOn[j], onName, xOff[j], offName)
-				}
-			}
-			check(f, seed, rOn, rOff)
+// TestBoundBoundary checks below on 2 x 2 cases small enough to trace by
+// hand. Phi = I, y = (1, 1): the hull of the rows e_1, e_2 has its point of
+// minimum norm at (1/2, 1/2), so the margin is 1/sqrt 2 (Wolfe's iterates
+// are exact to a few ulps here). After the margin computation the pool
+// holds both rows: a floor 1e-10 below the margin must not be claimed
+// (boundSafety asks the bound to reach 1e-9 below the floor; a slack on
+// the other side claims a margin below a floor it exceeds), the bound then
+// ran to the pool's minimum-norm point (ran); a floor 1e-8 above it is
+// claimed, and ran is false. The cost: Wolfe's algorithm on the pool from
+// e_1 (the first of the equal <b_i, x>) takes the load and two major
+// cycles (the second finds no better row): 3 passes over the pool's
+// 2 rows x 2 columns, 3 full products' worth of the 2 x 2 Phi. Phi with
+// rows e_1 and -e_1 (on a support of 2, the second column zero): the hull
+// holds the origin, and floor 0 is claimed.
+func TestBoundBoundary(t *testing.T) {
+	s, p := boundSolver(t, []float64{1, 0, 0, 1}, 2, 2, []float64{1, 1})
+	sup := []int{0, 1}
+	var res RecoverResult
+	mu := s.searchMargin(p, sup, 0, nil, nil, &res) // its corral joins the pool
+	require.InDelta(t, math.Sqrt(0.5), mu, 1e-15)
+	w0 := s.ws.work
+	require.False(t, s.below(p, sup, mu*(1-1e-10)))
+	require.True(t, s.sw.bound.ran)
+	require.Equal(t, 3.0, s.ws.work-w0) // integers: exact
+	require.True(t, s.below(p, sup, mu*(1+1e-8)))
+	require.False(t, s.sw.bound.ran)
+
+	s, p = boundSolver(t, []float64{1, 0, -1, 0}, 2, 2, []float64{1, 1})
+	require.False(t, s.searchMargin(p, sup, 0, nil, nil, &res) > 0)
+	require.True(t, s.below(p, sup, 0))
+	require.False(t, s.below(p, sup, -1), "a negative floor is never claimed")
+}
+
+// TestBoundPoolCap pins the pool's cap (boundPool, inclusive: "a pool
+// that would grow past it starts again from the latest corral"): 90 rows
+// and a corral of 6 new ones make 96, all kept; a corral of 7 would make
+// 97, and the pool restarts from those 7.
+func TestBoundPoolCap(t *testing.T) {
+	corral := func(rows ...int) *wolfeWork {
+		var src wolfeWork
+		for t, i := range rows {
+			src.corral = append(src.corral, t)
+			src.rowIdx = append(src.rowIdx, i)
+		}
+		return &src
+	}
+	seq := func(lo, hi int) []int {
+		var r []int
+		for i := lo; i < hi; i++ {
+			r = append(r, i)
+		}
+		return r
+	}
+	for _, c := range []struct {
+		add  int
+		want []int
+	}{{6, seq(0, 96)}, {7, seq(90, 97)}} {
+		var sw searchWork
+		sw.reset(200)
+		bw := sw.bound
+		bw.addCorral(corral(seq(0, 90)...))
+		require.Len(t, bw.rows, 90)
+		bw.addCorral(corral(seq(90, 90+c.add)...))
+		require.Equal(t, c.want, bw.rows, "90 rows and a corral of %d", c.add)
+		for i := range 200 {
+			require.Equal(t, slices.Contains(c.want, i), bw.in[i], "row %d", i)
+		}
+		for t2, i := range bw.rows {
+			require.Equal(t, t2, bw.pos[i])
 		}
 	}
 }

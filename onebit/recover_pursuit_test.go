@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/neadmm/neadmm/vec"
 )
 
@@ -151,16 +153,6 @@ func TestRecoverPursuit(t *testing.T) {
 	}
 }
 
-func nonzerosOf(x []float64) int {
-	nz := 0
-	for _, v := range x {
-		if v != 0 {
-			nz++
-		}
-	}
-	return nz
-}
-
 // TestPursue checks adaptive outlier pursuit told the true K and the
 // number of flipped signs (N = 200, M = 400, K = 5, 5% flipped): it
 // leaves out mostly flipped signs (122 of the 131 here), and its
@@ -263,4 +255,208 @@ func TestRecoverPursuitAlone(t *testing.T) {
 	if !(sumW < 0.85*sumM) {
 		t.Errorf("mean error %.4f, of the plain mean %.4f: want 15%% below", sumW/f, sumM/f)
 	}
+}
+
+// TestPursueReference runs pursue beside aopReference, a transcription of
+// its doc: the iteration count (two products each, counted by s.full)
+// and the estimate returned, the first iterate with the fewest violations
+// outside the left-out rows, must agree; the estimates only by rounding
+// (1e-12 on unit vectors whose entries are sums of 200 products of
+// standard normals with step 1/400: rounding is near 1e-15). The cases
+// cover a stop by patience whose lowest count recurs within the patience
+// (no new lowest: the first is kept and the stop comes patience after it),
+// one where it does not, and a run that ends on a count of 0.
+func TestPursueReference(t *testing.T) {
+	const l, maxIter, patience = 6, 300, 10
+	for _, c := range []struct {
+		seed uint64
+		k    int
+	}{{0, 3}, {0, 5}, {9, 8}} {
+		_, p := problemFor(t, GenOptions{M: 200, N: 100, K: 8, Flip: 0.05, Seed: c.seed})
+		_, best, counts := aopReference(p, c.k, l, maxIter, patience)
+		var s Solver
+		s.resize(p)
+		require.True(t, s.pursue(t.Context(), p, c.k, l, maxIter, patience))
+		require.Equal(t, 2*len(counts), s.full.products, "seed %d, k %d: counts %v", c.seed, c.k, counts)
+		for j, v := range s.pw.x {
+			require.InDelta(t, best[j], v, 1e-12, "seed %d, k %d: x[%d]", c.seed, c.k, j)
+			require.Equal(t, best[j] == 0, v == 0, "seed %d, k %d: x[%d]", c.seed, c.k, j)
+		}
+	}
+}
+
+// TestPursuitGrid checks pursuit's loop over K and its outlier count
+// l = round(eps*M) against pursue run directly: eps*M = 640 * 5/1024 = 3.125
+// rounds to 3 and 256 * 5/512 = 2.5 to 3 (exact dyadic products; a floor
+// gives 2; at K = 2 pursue told 2 outliers ends elsewhere on these
+// instances, checked), and the grid from lo = 1 runs K = 1 (the clamp is
+// to 1, not above). With lo = hi the estimate is pursue's (the same code
+// path: equal exactly), and a finite description is kept.
+func TestPursuitGrid(t *testing.T) {
+	for _, c := range []struct {
+		m   int
+		eps float64
+		k   int
+	}{{640, 5.0 / 1024, 1}, {640, 5.0 / 1024, 2}, {256, 5.0 / 512, 2}} {
+		_, p := problemFor(t, GenOptions{M: c.m, N: 100, K: 6, Flip: 0.05, Seed: 3})
+		var s, ref Solver
+		s.resize(p)
+		ref.resize(p)
+		desc, ok := s.pursuit(t.Context(), p, c.eps, c.k, c.k)
+		require.True(t, ok)
+		require.True(t, ref.pursue(t.Context(), p, c.k, 3, pursuitMaxIter, pursuitPatience))
+		require.Less(t, desc, math.Inf(1))
+		require.Equal(t, ref.pw.x, s.pw.bestX, "M = %d, eps = %g, K = %d", c.m, c.eps, c.k)
+		require.Equal(t, c.k, countNonzero(s.pw.bestX))
+		if c.k > 1 {
+			require.True(t, ref.pursue(t.Context(), p, c.k, 2, pursuitMaxIter, pursuitPatience))
+			require.NotEqual(t, ref.pw.x, s.pw.bestX, "M = %d, K = %d: l = 2 and 3 agree", c.m, c.k)
+		}
+	}
+}
+
+// TestPursuitOutlierTies checks that outliers leaves out exactly l rows
+// when violations tie at the l-th depth: y*ax = (-1, 2, -1, -1, -3) has the
+// deepest -3 (row 4) and three ties at -1; l = 1 takes row 4 alone, l = 2
+// row 4 and one tie, l = 3 two ties (the first rows, in row order).
+func TestPursuitOutlierTies(t *testing.T) {
+	y := []float64{1, 1, -1, 1, 1}
+	pw := pursuitWork{ax: []float64{-1, 2, 1, -1, -3}, v: make([]float64, 5), out: make([]bool, 5)}
+	for l, want := range [][]bool{
+		1: {false, false, false, false, true},
+		2: {true, false, false, false, true},
+		3: {true, false, true, false, true},
+	} {
+		if l == 0 {
+			continue
+		}
+		pw.outliers(y, l)
+		require.Equal(t, want, pw.out, "l = %d", l)
+	}
+}
+
+// TestRecoverPursuitAloneRule checks the rule of pursuitAlone on the
+// instances of TestRecoverPursuitAlone (seeds 500-502): the pursuit's
+// estimate is returned alone iff it describes the signs more than
+// pursuitAlone nats more briefly than the sign regression's fit (whose
+// description is recomputed here from the fit's Phi x), else the
+// direction of the mean of the two unit vectors. Here the margins are
+// 31.8 and 26.0 nats (alone) and 16.6 (the mean), far from rounding.
+func TestRecoverPursuitAloneRule(t *testing.T) {
+	const m, n = 1000, 1000
+	var s Solver
+	x := make([]float64, n)
+	alone := 0
+	for seed := range uint64(3) {
+		_, p := problemFor(t, GenOptions{M: m, N: n, K: 10, Flip: 0.03, Seed: 500 + seed})
+		r, err := s.Recover(t.Context(), p, x, DefaultRecoverOptions())
+		require.NoError(t, err)
+		require.True(t, r.Pursued, "seed %d", seed)
+		code, _ := signCode(s.rw.ax, p.y, make([]float64, m))
+		regCode := describe(n, m, len(s.rw.sel), code)
+		want := slices.Clone(s.pw.bestX)
+		// The pursuit's description of the signs, as pursuit computed it
+		// for the estimate it kept.
+		nz, _ := s.fullMismatches(p, s.pw.bestX)
+		code, _ = signCode(s.pw.ax, p.y, make([]float64, m))
+		bestDesc := describe(n, m, nz, code)
+		if !(bestDesc < regCode-pursuitAlone) {
+			for j, v := range s.rw.x {
+				want[j] += v
+			}
+			normalize(want)
+		} else {
+			alone++
+		}
+		require.InDeltaSlice(t, want, x, 1e-12, "seed %d: %.2f nats ahead", seed, regCode-bestDesc)
+	}
+	require.Equal(t, 2, alone)
+}
+
+// TestPursueZeroIterate pins pursue's estimate when its only iterate is
+// zero: Phi's rows sum to zero and every sign is -1, so Phi^T y = 0, the
+// first iterate is 0 (violating all M signs, sign(0) = +1) and a fixed
+// point. The iterate with the fewest violations is that 0, and pw.x must
+// be 0, not what an earlier pursue on the Solver left in its buffers.
+func TestPursueZeroIterate(t *testing.T) {
+	var s Solver
+	prime := randomProblem(t, 4, 3, 6)
+	s.resize(prime)
+	require.True(t, s.pursue(context.Background(), prime, 2, 0, 50, 10))
+	require.NotZero(t, vec.Nrm2(s.pw.x), "the first pursue must leave a non-zero estimate for the test")
+	p := zeroBackprojection(t)
+	s.resize(p)
+	require.True(t, s.pursue(context.Background(), p, 2, 0, 50, 10))
+	require.Equal(t, []float64{0, 0, 0}, s.pw.x[:3])
+	// One iteration: a product with Phi^T and one with the (no) columns.
+	require.Equal(t, 2, s.full.products)
+	require.Equal(t, 1, s.full.trans)
+}
+
+// aopReference is adaptive outlier pursuit as pursue's doc states it, with
+// plain loops: BIHT whose residual leaves out, at each iteration, the l
+// violated signs of least y_i (Phi x)_i (ties: the lower row), with the
+// same stops (a count of 0 outside them, a fixed point, or patience > 0
+// iterations without a new lowest count). It returns the last estimate,
+// the first with the lowest count (both normalized) and the count of each
+// iteration run. With l = 0 it is BIHT.
+func aopReference(p *Problem, k, l, maxIter, patience int) (last, best []float64, counts []int) {
+	m, n := p.m, p.n
+	x, r := make([]float64, n), slices.Clone(p.y)
+	for it := 1; it <= maxIter; it++ {
+		old := slices.Clone(x)
+		for j := range n {
+			g := 0.0
+			for i := range m {
+				g += p.phi[i*n+j] * r[i]
+			}
+			x[j] += 0.5 / float64(m) * g
+		}
+		order := make([]int, n)
+		for j := range order {
+			order[j] = j
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(math.Abs(x[b]), math.Abs(x[a])) })
+		for _, j := range order[k:] {
+			x[j] = 0
+		}
+		ax := make([]float64, m)
+		var violated []int
+		for i := range m {
+			for j := range n {
+				ax[i] += p.phi[i*n+j] * x[j]
+			}
+			if sign(ax[i]) != p.y[i] {
+				violated = append(violated, i)
+			}
+		}
+		slices.SortStableFunc(violated, func(a, b int) int { return cmp.Compare(p.y[a]*ax[a], p.y[b]*ax[b]) })
+		out := make([]bool, m)
+		for _, i := range violated[:min(l, len(violated))] {
+			out[i] = true
+		}
+		bad := 0
+		for i := range m {
+			r[i] = 0
+			if !out[i] {
+				r[i] = p.y[i] - sign(ax[i])
+			}
+			if r[i] != 0 {
+				bad++
+			}
+		}
+		if len(counts) == 0 || bad < slices.Min(counts) {
+			best = slices.Clone(x)
+		}
+		counts = append(counts, bad)
+		if bad == 0 || slices.Equal(old, x) {
+			break
+		}
+		if patience > 0 && it > patience && slices.Min(counts[:it-patience]) <= slices.Min(counts[it-patience:]) {
+			break // none of the last patience counts is below all before it
+		}
+	}
+	normalize(x)
+	normalize(best)
+	return x, best, counts
 }
