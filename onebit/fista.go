@@ -199,19 +199,6 @@ func momentum(theta, rs float64) (thetaNext, beta float64) {
 	return thetaNext, (theta - 1) / thetaNext
 }
 
-// closed reports whether done (nil: never) is closed.
-func closed(done <-chan struct{}) bool {
-	if done == nil {
-		return false
-	}
-	select {
-	case <-done:
-		return true
-	default:
-		return false
-	}
-}
-
 // lossPass returns, in one pass over the rows, the loss at az = A z
 // (value only) and the loss at A y for y = z + beta (z - xk), from
 // axk = A xk, whose lambda-scaled residual it leaves in s.fw.r (non-zero

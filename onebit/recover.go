@@ -85,6 +85,7 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 	s.resize(p)
 	defer s.countRecover(&res)
 
+	// The stages, each in the file named after it (see above).
 	fit, err := s.signRegression(ctx, p, x, opt.Regress)
 	if err != nil {
 		return res, err
@@ -102,7 +103,7 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 			return res, err
 		}
 	}
-	bad, ax := s.mismatches(p, x)
+	bad, ax := s.mismatches(p, x) // the consistent estimate against the fit
 	res.Support = countNonzero(x)
 	regWins := s.fitWins(p, fit, res.Support, bad, ax)
 	if opt.Centroid && res.Centered && !regWins {
@@ -122,10 +123,11 @@ func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt Recov
 		res.Support, bad, res.Regressed = fit.k, fit.v, true
 	}
 	if opt.Pursuit && regWins && fit.flipped() {
-		if res.Support, bad, err = s.outlierPursuit(ctx, p, x, fit, consK); err != nil {
+		support, violated, err := s.outlierPursuit(ctx, p, x, fit, consK)
+		if err != nil {
 			return res, err
 		}
-		res.Pursued = true
+		res.Support, bad, res.Pursued = support, violated, true
 	}
 	res.Hamming = float64(bad) / float64(p.m)
 	if s.op == &s.ws {

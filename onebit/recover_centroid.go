@@ -263,16 +263,11 @@ const centroidCheck = 64
 
 // stop reports whether ew.done is closed, and sets ew.cancelled if so.
 func (ew *centroidWork) stop() bool {
-	if ew.done == nil {
-		return false
-	}
-	select {
-	case <-ew.done:
+	if closed(ew.done) {
 		ew.cancelled = true
 		return true
-	default:
-		return false
 	}
+	return false
 }
 
 // site updates the site of row t, bi, and the posterior with it.

@@ -529,3 +529,16 @@ func (s *Solver) objective(p *Problem, x []float64, lambda float64) float64 {
 	}
 	return vec.Asum(x) + lambda*consistencyLoss(s.sp.ax, p.y)
 }
+
+// closed reports whether done (nil: never) is closed.
+func closed(done <-chan struct{}) bool {
+	if done == nil {
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
