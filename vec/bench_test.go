@@ -19,7 +19,9 @@ import (
 // AddScaledTo and Sub. Asum and Scal are the same Go code on every
 // implementation, so they are timed once ("vec").
 
-var benchSizes = []int{16, 256, 1024, 4096, 65536, 1 << 20}
+// benchSizes run from 8, where the call and its argument checks are most
+// of the cost, to 1 Mi elements (16 MiB, beyond the caches).
+var benchSizes = []int{8, 16, 64, 256, 1024, 4096, 65536, 1 << 20}
 
 var sink float64
 
@@ -249,8 +251,11 @@ func BenchmarkSub(b *testing.B) {
 // Matrix-vector products at the solvers' shapes: 1000 x 1000 (one 1-bit CS
 // product, the unit of cost), 200 x 1000 (a FISTA lasso), 230 x 230 (the
 // multi-instance Gram matrix) and 4000 x 4000 (a matrix far larger than the
-// caches). SetBytes counts the matrix only.
-var matShapes = []struct{ rows, cols int }{{1000, 1000}, {200, 1000}, {230, 230}, {4000, 4000}}
+// caches); and 8 x 8, 16 x 16 and 64 x 64, where the call and its argument
+// checks are a visible part of the cost. SetBytes counts the matrix only.
+var matShapes = []struct{ rows, cols int }{
+	{8, 8}, {16, 16}, {64, 64}, {1000, 1000}, {200, 1000}, {230, 230}, {4000, 4000},
+}
 
 func naiveMulVec(dst, a []float64, rows, cols int, x []float64) {
 	for i := range dst {
