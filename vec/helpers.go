@@ -99,34 +99,57 @@ func Scal(alpha float64, x []float64) {
 }
 
 // AddScaledTo sets dst[i] = y[i] + alpha*x[i]. It panics unless dst, x and y
-// have the same length. dst may be x or y; partial overlap gives unspecified
-// results. Like Axpy, the accelerated paths fuse the multiply and add (one
+// have the same length, and if dst overlaps x or y other than as that slice
+// itself. Like Axpy, the accelerated paths fuse the multiply and add (one
 // rounding); the generic path may round alpha*x[i] first.
+//
+// Aliasing (c a copy of dst's memory before the call, bit for bit):
+//
+//	AddScaledTo(x, y, alpha, x) = AddScaledTo(x, y, alpha, c)
+//	AddScaledTo(y, y, alpha, x) = AddScaledTo(y, c, alpha, x)
+//	AddScaledTo(dst, y, alpha, x) panics if dst overlaps x or y in any
+//	other way; x and y may overlap each other in any way
 func AddScaledTo(dst, y []float64, alpha float64, x []float64) { active.AddScaledTo(dst, y, alpha, x) }
 
 // Sub sets dst[i] = x[i] - y[i]. It panics unless dst, x and y have the same
-// length. dst may be x or y; partial overlap gives unspecified results. The
+// length, and if dst overlaps x or y other than as that slice itself. The
 // result is exactly x[i] - y[i] on every path (IEEE special cases included).
+//
+// Aliasing (c a copy of dst's memory before the call, bit for bit):
+//
+//	Sub(x, x, y) = Sub(x, c, y)
+//	Sub(y, x, y) = Sub(y, x, c)
+//	Sub(dst, x, y) panics if dst overlaps x or y in any other way; x and
+//	y may overlap each other in any way
 func Sub(dst, x, y []float64) { active.Sub(dst, x, y) }
 
 // MulVec sets dst = A x for the rows x cols row-major matrix a, that is
 // dst[i] = Dot(a[i*cols:(i+1)*cols], x). It panics if rows or cols is
-// negative, len(a) != rows*cols, len(x) != cols or len(dst) != rows. dst
-// must not overlap a or x. With cols == 0, dst is set to zero. Each entry
-// has Dot's error bound and special cases. The AVX2 and AVX-512 kernels do
-// four rows at a time, so each load of x serves four rows; the others run
-// Dot on each row. For both product and transpose with the same A, see
-// GradSweep.
+// negative, len(a) != rows*cols, len(x) != cols or len(dst) != rows, and if
+// dst overlaps a or x. With cols == 0, dst is set to zero. Each entry has
+// Dot's error bound and special cases. The AVX2 and AVX-512 kernels do four
+// rows at a time, so each load of x serves four rows; the others run Dot on
+// each row. For both product and transpose with the same A, see GradSweep.
+//
+// Aliasing (x is read for every row, after the first rows are written):
+//
+//	MulVec(x, a, n, n, x) panics, as does any overlap of dst with a or x;
+//	a and x may overlap each other in any way
 func MulVec(dst, a []float64, rows, cols int, x []float64) { active.MulVec(dst, a, rows, cols, x) }
 
 // MulTransVec sets dst = A^T x for the rows x cols row-major matrix a, that
 // is dst[j] = sum_i a[i*cols+j]*x[i]. It panics if rows or cols is negative,
-// len(a) != rows*cols, len(x) != rows or len(dst) != cols. dst must not
-// overlap a or x. With rows == 0, dst is set to zero. Each entry has Dot's
+// len(a) != rows*cols, len(x) != rows or len(dst) != cols, and if dst
+// overlaps a or x. With rows == 0, dst is set to zero. Each entry has Dot's
 // error bound (the sum runs over i in order, fused on the assembly
 // implementations, so AVX2 and AVX-512 give the same bits). The AVX2 and
 // AVX-512 kernels add four rows per pass over dst; the others run Axpy on
 // each row.
+//
+// Aliasing (dst is cleared first, then summed into once per row):
+//
+//	MulTransVec(x, a, n, n, x) panics, as does any overlap of dst with a
+//	or x; a and x may overlap each other in any way
 func MulTransVec(dst, a []float64, rows, cols int, x []float64) {
 	active.MulTransVec(dst, a, rows, cols, x)
 }

@@ -99,6 +99,9 @@ func (k Kernels) Axpy(alpha float64, x, y []float64) {
 	if len(x) != len(y) {
 		panic("vec.Axpy: slices have different lengths")
 	}
+	if partialOverlap(y, x) {
+		panic("vec.Axpy: y partially overlaps x")
+	}
 	axpyTo(y, alpha, x, y, k.l)
 }
 
@@ -110,6 +113,9 @@ func (k Kernels) SoftThreshold(dst, x []float64, t float64) {
 	if !(t >= 0) || math.IsInf(t, 1) {
 		panic("vec.SoftThreshold: threshold must be finite and non-negative")
 	}
+	if partialOverlap(dst, x) {
+		panic("vec.SoftThreshold: dst partially overlaps x")
+	}
 	softThreshold(dst, x, t, k.l)
 }
 
@@ -118,6 +124,12 @@ func (k Kernels) AddScaledTo(dst, y []float64, alpha float64, x []float64) {
 	if len(x) != len(dst) || len(y) != len(dst) {
 		panic("vec.AddScaledTo: slices have different lengths")
 	}
+	switch {
+	case partialOverlap(dst, x):
+		panic("vec.AddScaledTo: dst partially overlaps x")
+	case partialOverlap(dst, y):
+		panic("vec.AddScaledTo: dst partially overlaps y")
+	}
 	axpyTo(dst, alpha, x, y, k.l)
 }
 
@@ -125,6 +137,12 @@ func (k Kernels) AddScaledTo(dst, y []float64, alpha float64, x []float64) {
 func (k Kernels) Sub(dst, x, y []float64) {
 	if len(x) != len(dst) || len(y) != len(dst) {
 		panic("vec.Sub: slices have different lengths")
+	}
+	switch {
+	case partialOverlap(dst, x):
+		panic("vec.Sub: dst partially overlaps x")
+	case partialOverlap(dst, y):
+		panic("vec.Sub: dst partially overlaps y")
 	}
 	// x + (-1)*y: the product is exact, so fused or not there is exactly
 	// one rounding, that of x - y.
@@ -166,6 +184,12 @@ func (k Kernels) MulVec(dst, a []float64, rows, cols int, x []float64) {
 	if !matrixOK(a, rows, cols) || len(x) != cols || len(dst) != rows {
 		panic("vec.MulVec: dimension mismatch")
 	}
+	switch {
+	case overlap(dst, a):
+		panic("vec.MulVec: dst overlaps a")
+	case overlap(dst, x):
+		panic("vec.MulVec: dst overlaps x")
+	}
 	mulVec(k.l, dst, a, cols, x)
 }
 
@@ -173,6 +197,12 @@ func (k Kernels) MulVec(dst, a []float64, rows, cols int, x []float64) {
 func (k Kernels) MulTransVec(dst, a []float64, rows, cols int, x []float64) {
 	if !matrixOK(a, rows, cols) || len(x) != rows || len(dst) != cols {
 		panic("vec.MulTransVec: dimension mismatch")
+	}
+	switch {
+	case overlap(dst, a):
+		panic("vec.MulTransVec: dst overlaps a")
+	case overlap(dst, x):
+		panic("vec.MulTransVec: dst overlaps x")
 	}
 	clear(dst)
 	mulTransVecAdd(k.l, dst, a, cols, x)

@@ -16,10 +16,15 @@ import (
 // phi is called exactly once per row, in increasing i, on the calling
 // goroutine, after ax[i] is final and before g is complete: a closure may
 // accumulate the loss as it goes. It must not modify ax, g, a or x. g is
-// overwritten, not accumulated into. ax and g must not overlap each other,
-// a or x. GradSweep panics, naming itself, if cols < 0, len(x) != cols,
-// len(g) != cols, len(a) != len(ax)*cols or phi is nil. It does not
+// overwritten, not accumulated into. GradSweep panics, naming itself, if
+// cols < 0, len(x) != cols, len(g) != cols, len(a) != len(ax)*cols or phi
+// is nil, and if ax or g overlaps another of ax, g, a and x. It does not
 // allocate (a closure passed as phi does not escape).
+//
+// Aliasing (g is summed into while ax is still being computed):
+//
+//	GradSweep(v, v, a, n, x, phi) panics, as does any overlap of ax or g
+//	with each other, a or x; a and x may overlap each other in any way
 //
 // ax and g are bit for bit what MulVec, then w[i] = phi(i, ax[i]), then
 // MulTransVec compute on the same implementation, so they have those
@@ -64,6 +69,18 @@ func (k Kernels) GradSweep(ax, g, a []float64, cols int, x []float64, phi func(i
 	}
 	if phi == nil {
 		panic("vec.GradSweep: nil phi")
+	}
+	switch {
+	case overlap(ax, g):
+		panic("vec.GradSweep: ax overlaps g")
+	case overlap(ax, a):
+		panic("vec.GradSweep: ax overlaps a")
+	case overlap(ax, x):
+		panic("vec.GradSweep: ax overlaps x")
+	case overlap(g, a):
+		panic("vec.GradSweep: g overlaps a")
+	case overlap(g, x):
+		panic("vec.GradSweep: g overlaps x")
 	}
 	gradSweep(k.l, ax, g, a, cols, x, phi)
 }

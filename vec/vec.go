@@ -28,7 +28,12 @@
 //
 // Vectors are plain []float64; matrices are flat row-major slices with
 // explicit rows and cols. Mismatched lengths are programmer errors and panic
-// with the function's name in the message. No function allocates, and all
+// with the function's name in the message, as do overlapping arguments: an
+// elementwise output may be one of its inputs exactly (Axpy(alpha, x, x),
+// Sub(x, x, y)), and inputs may share memory with each other, but any other
+// sharing between an output and an input panics before anything is written,
+// on every implementation (each function's doc lists its cases; the check
+// compares addresses, whatever the length). No function allocates, and all
 // are safe for concurrent use on slices that are not written concurrently.
 package vec
 
@@ -45,25 +50,39 @@ package vec
 //	Dot(x, y) = NaN if it sums x[i]*y[i] = +Inf and x[j]*y[j] = -Inf
 //	Dot(x, y) = ±Inf or NaN if finite products overflow; which one can
 //	depend on the evaluation order
+//
+// Aliasing (x and y are only read):
+//
+//	Dot(x, x) = sum x[i]^2, and x and y may overlap in any way
 func Dot(x, y []float64) float64 { return active.Dot(x, y) }
 
-// Axpy sets y[i] += alpha*x[i]. It panics if len(x) != len(y).
-// y may be x; partial overlap gives unspecified results. Each y[i] is
-// either the fused result (alpha*x[i] + y[i] rounded once, as the
-// accelerated paths compute it) or the unfused one (alpha*x[i] rounded
-// first), so paths can differ by one rounding of alpha*x[i]. Special cases
-// are those of IEEE arithmetic, e.g. y[i] = NaN if alpha*x[i] is 0*Inf.
+// Axpy sets y[i] += alpha*x[i]. It panics if len(x) != len(y), or if y
+// overlaps x other than as x itself. Each y[i] is either the fused result
+// (alpha*x[i] + y[i] rounded once, as the accelerated paths compute it) or
+// the unfused one (alpha*x[i] rounded first), so paths can differ by one
+// rounding of alpha*x[i]. Special cases are those of IEEE arithmetic, e.g.
+// y[i] = NaN if alpha*x[i] is 0*Inf.
+//
+// Aliasing:
+//
+//	Axpy(alpha, x, x) = Axpy(alpha, c, x) with c a copy of x, bit for bit
+//	Axpy(alpha, x, y) panics if y overlaps x in any other way
 func Axpy(alpha float64, x, y []float64) { active.Axpy(alpha, x, y) }
 
 // SoftThreshold sets dst[i] = sign(x[i])*max(|x[i]|-t, 0), the proximal
 // operator of t*||.||_1: x[i] - t, x[i] + t (each rounded once) or 0, the
-// same bits on every implementation.
-// dst may be x; partial overlap gives unspecified results. It panics if
-// len(dst) != len(x) or if t is negative, NaN or infinite.
+// same bits on every implementation. It panics if len(dst) != len(x), if
+// t is negative, NaN or infinite, or if dst overlaps x other than as x
+// itself.
 //
 // Special cases:
 //
 //	SoftThreshold(NaN) = NaN
 //	SoftThreshold(±Inf) = ±Inf
 //	SoftThreshold(x) = +0 for |x| <= t (also for x = -0)
+//
+// Aliasing:
+//
+//	SoftThreshold(x, x, t) = SoftThreshold(x, c, t) with c a copy of x
+//	SoftThreshold(dst, x, t) panics if dst overlaps x in any other way
 func SoftThreshold(dst, x []float64, t float64) { active.SoftThreshold(dst, x, t) }
