@@ -419,21 +419,23 @@ func checkNorm(x []float64, got float64) error {
 
 // FuzzMulVec checks every entry of MulVec and MulTransVec against sumSpec
 // for its row (column) on both paths, with garbage in dst beforehand, and
-// that mismatched dimensions panic.
+// that mismatched dimensions and overlapping arguments panic.
 //
 // Input: rows byte (b%14 below 224, else 14+(b-224)*4), cols byte (b%40
 // below 200, else 40+(b-200)*5; rows*cols is capped at 4096), offsets byte
 // (a at b&7, x at b>>3&7), mode byte (b>>3&7: dst offset; b == 255: the
-// dimension checks), scale, then a (row-major), x (cols), x for
-// MulTransVec (rows).
+// dimension and overlap checks), scale, then a (row-major), x (cols), x
+// for MulTransVec (rows).
 //
-// Seeds: shapes below; the capped maximum shape, the dimension checks, the
-// extreme scales and a matrix of special values are files in
-// testdata/fuzz/FuzzMulVec.
+// Seeds: shapes below, and the argument checks at a square shape (where an
+// output can be its input exactly); the capped maximum shape, the
+// dimension checks, the extreme scales and a matrix of special values are
+// files in testdata/fuzz/FuzzMulVec.
 func FuzzMulVec(f *testing.F) {
 	for _, rc := range [][2]int{{0, 0}, {0, 3}, {3, 0}, {1, 1}, {4, 4}, {5, 7}, {8, 8}, {9, 13}, {13, 39}, {4, 33}, {12, 17}} {
 		f.Add(new(enc).bytes(byte(rc[0]), byte(rc[1]), byte(rc[0]*9+rc[1]), 0, scaleOne).b)
 	}
+	f.Add(new(enc).bytes(6, 6, 0, 255, scaleOne).b)
 	f.Fuzz(checkMulVec)
 }
 
@@ -472,6 +474,7 @@ func checkMulVec(t *testing.T, data []byte) {
 		ga, gx, gxt := guard.Of(a, int(offs)), guard.Of(x, int(offs>>3)), guard.Of(xt, int(offs>>3))
 		if mode == 255 {
 			dimensionPanics(t, path, k, ga.S(), rows, cols, gx.S(), gxt.S())
+			overlapPanics(t, path, k, ga.S(), rows, cols, gx.S(), gxt.S())
 		}
 		gd := guard.Filled(rows, int(mode>>3), guard.Junk)
 		k.MulVec(gd.S(), ga.S(), rows, cols, gx.S())
@@ -614,4 +617,86 @@ func dimensionPanics(t *testing.T, path string, k vec.Kernels, a []float64, rows
 	bad("GradSweep with a long a", "vec.GradSweep", func() { k.GradSweep(dst[:rows], g[:cols], append(a[:len(a):len(a)], 0), cols, x, phi) })
 	bad("GradSweep with negative cols", "vec.GradSweep", func() { k.GradSweep(dst[:rows], g[:0], a, -1, x, phi) })
 	bad("GradSweep with nil phi", "vec.GradSweep", func() { k.GradSweep(dst[:rows], g[:cols], a, cols, x, nil) })
+}
+
+// joined returns copies of u and v in one new array, v's starting shift
+// elements after u's: shift = len(u) places them side by side, a smaller
+// one makes them overlap (v's values win there).
+func joined(u, v []float64, shift int) (uj, vj []float64) {
+	buf := make([]float64, max(len(u), shift+len(v)))
+	copy(buf, u)
+	copy(buf[shift:], v)
+	return buf[:len(u):len(u)], buf[shift : shift+len(v) : shift+len(v)]
+}
+
+// overlapPanics checks that MulVec, MulTransVec and GradSweep panic with
+// their names and the pair when an output overlaps an input, or
+// GradSweep's other output, by one element from either side or (where the
+// lengths agree) exactly; and that outputs side by side with their inputs
+// in one array give the bits of separate slices.
+func overlapPanics(t *testing.T, path string, k vec.Kernels, a []float64, rows, cols int, x, xt []float64) {
+	t.Helper()
+	bad := func(what, msg string, f func()) {
+		if err := expectPanic(msg, f); err != nil {
+			t.Errorf("%s: %s: %v", path, what, err)
+		}
+	}
+	phi := func(_ int, v float64) float64 { return v / 2 }
+	dr, dc := rep(guard.Junk, rows), rep(guard.Junk, cols)
+	if rows > 0 && cols > 0 {
+		mulVec := func(dst, x []float64) func() { return func() { k.MulVec(dst, a, rows, cols, x) } }
+		mulTransVec := func(dst, x []float64) func() { return func() { k.MulTransVec(dst, a, rows, cols, x) } }
+		sweep := func(ax, g, x []float64) func() { return func() { k.GradSweep(ax, g, a, cols, x, phi) } }
+		d, xj := joined(dr, x, rows-1)
+		bad("MulVec, dst's last element x's first", "vec.MulVec: dst overlaps x", mulVec(d, xj))
+		xj, d = joined(x, dr, cols-1)
+		bad("MulVec, x's last element dst's first", "vec.MulVec: dst overlaps x", mulVec(d, xj))
+		aj, d := joined(a, dr, len(a)-1)
+		bad("MulVec, dst's first element a's last", "vec.MulVec: dst overlaps a", func() { k.MulVec(d, aj, rows, cols, x) })
+		d, xj = joined(dc, xt, cols-1)
+		bad("MulTransVec, dst's last element x's first", "vec.MulTransVec: dst overlaps x", mulTransVec(d, xj))
+		d, aj = joined(dc, a, cols-1)
+		bad("MulTransVec, dst's last element a's first", "vec.MulTransVec: dst overlaps a", func() { k.MulTransVec(d, aj, rows, cols, xt) })
+		ax, g := joined(dr, dc, rows-1)
+		bad("GradSweep, ax's last element g's first", "vec.GradSweep: ax overlaps g", sweep(ax, g, x))
+		g, xj = joined(dc, x, cols-1)
+		bad("GradSweep, g's last element x's first", "vec.GradSweep: g overlaps x", sweep(dr, g, xj))
+		xj, ax = joined(x, dr, cols-1)
+		bad("GradSweep, x's last element ax's first", "vec.GradSweep: ax overlaps x", sweep(ax, dc, xj))
+		if rows == cols {
+			v := append([]float64(nil), x...)
+			bad("MulVec(x, a, n, n, x)", "vec.MulVec: dst overlaps x", mulVec(v, v))
+			bad("MulTransVec(x, a, n, n, x)", "vec.MulTransVec: dst overlaps x", mulTransVec(v, v))
+			bad("GradSweep(v, v, a, n, x)", "vec.GradSweep: ax overlaps g", sweep(v, v, x))
+		}
+	}
+	// Side by side: no overlap, the bits of separate slices.
+	wantAx, wantG := rep(guard.Junk, rows), rep(guard.Junk, cols)
+	k.GradSweep(wantAx, wantG, a, cols, x, phi)
+	v := sideBySide(dr, dc, x, a)
+	k.GradSweep(v[0], v[1], v[3], cols, v[2], phi)
+	if !sameValues(v[0], wantAx) || !sameValues(v[1], wantG) {
+		t.Errorf("%s: GradSweep with ax, g, x and a side by side: ax %v g %v, on separate slices %v %v", path, v[0], v[1], wantAx, wantG)
+	}
+	k.MulVec(wantAx, a, rows, cols, x)
+	v = sideBySide(x, dr, a)
+	k.MulVec(v[1], v[2], rows, cols, v[0])
+	if !sameValues(v[1], wantAx) {
+		t.Errorf("%s: MulVec with x, dst and a side by side: %v, on separate slices %v", path, v[1], wantAx)
+	}
+}
+
+// sideBySide returns copies of vs one after another in one new array.
+func sideBySide(vs ...[]float64) [][]float64 {
+	n := 0
+	for _, v := range vs {
+		n += len(v)
+	}
+	buf := make([]float64, 0, n)
+	out := make([][]float64, len(vs))
+	for i, v := range vs {
+		buf = append(buf, v...)
+		out[i] = buf[len(buf)-len(v) : len(buf) : len(buf)]
+	}
+	return out
 }
