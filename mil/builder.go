@@ -79,11 +79,15 @@ func (b *Builder) bag(id []byte, y float64) (int, error) {
 	if len(id) == 0 {
 		return 0, errors.New("empty bag id")
 	}
-	if y != 0 && y != 1 {
-		return 0, fmt.Errorf("label %v, want 0 or 1", y)
+	unlabeled := y != y // NaN: no label (see AddDense)
+	if y != 0 && y != 1 && !unlabeled {
+		return 0, fmt.Errorf("label %v, want 0 or 1 (or NaN: no label)", y)
 	}
 	k, ok := b.bagIdx[string(id)] // no allocation for the lookup
 	if !ok {
+		if len(b.bagLabel) > 0 && (b.bagLabel[0] != b.bagLabel[0]) != unlabeled {
+			return 0, errors.New("labelled and unlabeled (NaN) instances mixed: a dataset has labels for all its bags or for none")
+		}
 		k = len(b.bagIDs)
 		s := string(id)
 		b.bagIdx[s] = k
@@ -93,7 +97,7 @@ func (b *Builder) bag(id []byte, y float64) (int, error) {
 		b.bagSize = append(b.bagSize, 0)
 		return k, nil
 	}
-	if b.bagLabel[k] != y {
+	if b.bagLabel[k] != y && !(unlabeled && b.bagLabel[k] != b.bagLabel[k]) {
 		return 0, &LabelConflictError{Bag: b.bagIDs[k], Label: y, Prev: b.bagLabel[k], FirstInstance: b.bagFirst[k], bag: k}
 	}
 	return k, nil
@@ -143,10 +147,13 @@ func (b *Builder) denseRoom(cols int) bool {
 }
 
 // AddDense adds an instance with features x (len(x) == NumFeatures) to bag
-// bagID with label (0 or 1). It returns an error wrapping ErrBadInput,
-// leaving the Builder unchanged, if bagID is empty, the label is not 0 or 1
-// or differs from the bag's earlier instances (*LabelConflictError), len(x)
-// is wrong or above MaxFeaturesLimit, or a value is NaN or ±Inf.
+// bagID with label (0 or 1; NaN for none: a Builder given only NaN labels
+// builds a dataset without labels, to score). It returns an error wrapping
+// ErrBadInput, leaving the Builder unchanged, if bagID is empty, the label
+// is not 0, 1 or NaN, differs from the bag's earlier instances
+// (*LabelConflictError), or is NaN where other bags have labels or the
+// reverse, len(x) is wrong or above MaxFeaturesLimit, or a value is NaN or
+// ±Inf.
 func (b *Builder) AddDense(bagID, instanceID string, label float64, x []float64) error {
 	cols := b.cols
 	if cols == 0 {
@@ -201,10 +208,10 @@ func wrapAdd(fn string, err error) error {
 
 // AddSparse adds an instance whose non-zero features are value[p] at the
 // 0-based columns index[p] (strictly increasing) to bag bagID with label
-// (0 or 1); explicit zero values are dropped. It returns an error wrapping
-// ErrBadInput, leaving the Builder unchanged, if bagID is empty, the label
-// is not 0 or 1 or differs from the bag's earlier instances
-// (*LabelConflictError), len(index) != len(value), an index is negative,
+// (0 or 1; NaN for none, as for AddDense); explicit zero values are
+// dropped. It returns an error wrapping ErrBadInput, leaving the Builder
+// unchanged, if bagID is empty, the label is refused as by AddDense,
+// len(index) != len(value), an index is negative,
 // >= NumFeatures (when known) or >= MaxFeaturesLimit, or not increasing,
 // or a value is NaN or ±Inf.
 func (b *Builder) AddSparse(bagID, instanceID string, label float64, index []int, value []float64) error {
@@ -316,6 +323,9 @@ func (b *Builder) build(lim limits) (*Dataset, error) {
 		bagPtr[k+1] = bagPtr[k] + s
 	}
 	view := &Dataset{m: acc, bagPtr: bagPtr, bagSrc: bagPtr[:nb], labels: b.bagLabel, bagIDs: b.bagIDs}
+	if b.bagLabel[0] != b.bagLabel[0] {
+		view.labels = nil // unlabeled (NaN labels)
+	}
 	if b.grouped {
 		view.runs = []run{{src: 0, dst: 0, n: b.n}}
 	} else {

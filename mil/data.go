@@ -9,11 +9,12 @@ import (
 )
 
 // Dataset is an immutable multi-instance dataset: NumInstances instances of
-// NumFeatures features grouped into NumBags bags, each with a 0/1 label.
+// NumFeatures features grouped into NumBags bags, each with a 0/1 label
+// (or none: a dataset built without labels, for scoring only).
 //
 // Invariants (every constructor and loader enforces them): at least one bag,
-// every bag holds at least one instance, labels are exactly 0 or 1, all
-// feature values are finite, NumFeatures >= 1.
+// every bag holds at least one instance, labels are exactly 0 or 1 (or
+// absent for every bag), all feature values are finite, NumFeatures >= 1.
 //
 // The feature matrix is stored dense (flat row-major) or sparse (CSR), see
 // IsSparse; Subset shares the storage of its parent instead of copying it.
@@ -23,7 +24,7 @@ type Dataset struct {
 	runs   []run     // dataset rows -> storage rows, in dataset order
 	bagPtr []int     // len NumBags+1: dataset row offsets of the bags
 	bagSrc []int     // storage row of each bag's first instance
-	labels []float64 // per bag, 0 or 1
+	labels []float64 // per bag, 0 or 1; nil: unlabeled
 	bagIDs []string  // per bag
 }
 
@@ -66,7 +67,7 @@ func (d *Dataset) checkUsable(fn string) error {
 func (d *Dataset) usable() bool { return d.m != nil && len(d.bagPtr) > 0 }
 
 // NumBags returns the number of bags.
-func (d *Dataset) NumBags() int { return len(d.labels) }
+func (d *Dataset) NumBags() int { return len(d.bagSrc) }
 
 // NumInstances returns the number of instances in all bags.
 func (d *Dataset) NumInstances() int { return d.bagPtr[len(d.bagPtr)-1] }
@@ -87,8 +88,8 @@ func (d *Dataset) BagPtr() []int { return d.bagPtr }
 // is out of range.
 func (d *Dataset) BagRange(k int) (start, end int) { return d.bagPtr[k], d.bagPtr[k+1] }
 
-// Labels returns the bag labels (0 or 1), one per bag. The slice is shared:
-// do not modify it.
+// Labels returns the bag labels (0 or 1), one per bag, or nil for a
+// dataset built without labels. The slice is shared: do not modify it.
 func (d *Dataset) Labels() []float64 { return d.labels }
 
 // Positives returns the number of bags labelled 1.
@@ -216,14 +217,19 @@ func (d *Dataset) Subset(bags []int) (*Dataset, error) {
 		m:      d.m,
 		bagPtr: make([]int, len(bags)+1),
 		bagSrc: make([]int, len(bags)),
-		labels: make([]float64, len(bags)),
 		bagIDs: make([]string, len(bags)),
+	}
+	if d.labels != nil { // an unlabeled dataset's subsets are unlabeled
+		s.labels = make([]float64, len(bags))
 	}
 	off := 0
 	for i, k := range bags {
 		n := d.bagPtr[k+1] - d.bagPtr[k]
 		src := d.bagSrc[k]
-		s.bagSrc[i], s.labels[i], s.bagIDs[i] = src, d.labels[k], d.bagIDs[k]
+		s.bagSrc[i], s.bagIDs[i] = src, d.bagIDs[k]
+		if s.labels != nil {
+			s.labels[i] = d.labels[k]
+		}
 		if last := len(s.runs) - 1; last >= 0 && s.runs[last].src+s.runs[last].n == src {
 			s.runs[last].n += n
 		} else {
@@ -397,9 +403,10 @@ func (d *Dataset) copyAsTicking(s Storage, tk *ticker) (*Dataset, error) {
 // NewDense returns a dataset over the n x numFeatures row-major matrix x
 // (n = len(x)/numFeatures instances), grouped into bags by bagPtr (bag k owns
 // rows bagPtr[k] to bagPtr[k+1]-1; bagPtr[0] == 0, bagPtr[len-1] == n) with
-// one 0/1 label per bag. Bag ids are "1".."NumBags" and instance ids
-// "1".."n". The dataset takes ownership of x, bagPtr and labels: do not
-// modify them afterwards.
+// one 0/1 label per bag, or labels nil for a dataset to score only (see
+// Labels; Fit, FitCV and Protocol.Run refuse it). Bag ids are
+// "1".."NumBags" and instance ids "1".."n". The dataset takes ownership of
+// x, bagPtr and labels: do not modify them afterwards.
 //
 // It returns an error wrapping ErrBadInput if numFeatures is < 1 or above
 // MaxFeaturesLimit, len(x) is not a multiple of it, a value is NaN or ±Inf,
@@ -443,64 +450,78 @@ func NewSparse(rowptr []int, colidx []int32, values []float64, numFeatures int, 
 	if numFeatures > DefaultMaxFeatures {
 		return nil, tooLarge("NewSparse: numFeatures = %d exceeds DefaultMaxFeatures = %d (a Builder with LoadOptions.MaxFeatures goes beyond)", numFeatures, DefaultMaxFeatures)
 	}
+	if err := checkCSR("NewSparse", rowptr, colidx, values, numFeatures); err != nil {
+		return nil, err
+	}
+	m := &storage{rows: len(rowptr) - 1, cols: numFeatures, rowptr: rowptr, colidx: colidx, values: values}
+	return newDataset(m, bagPtr, labels, "NewSparse")
+}
+
+// checkCSR applies NewSparse's rules to the CSR arrays of a matrix with
+// numFeatures >= 1 columns, naming fn in its error.
+func checkCSR(fn string, rowptr []int, colidx []int32, values []float64, numFeatures int) error {
 	if len(colidx) != len(values) {
-		return nil, badInput("NewSparse: len(colidx) = %d != len(values) = %d", len(colidx), len(values))
+		return badInput("%s: len(colidx) = %d != len(values) = %d", fn, len(colidx), len(values))
 	}
 	if len(rowptr) == 0 || rowptr[0] != 0 {
-		return nil, badInput("NewSparse: rowptr must start with 0")
+		return badInput("%s: rowptr must start with 0", fn)
 	}
 	// The whole of rowptr first, so the loop below indexes colidx safely.
 	for i := range len(rowptr) - 1 {
 		if rowptr[i+1] < rowptr[i] {
-			return nil, badInput("NewSparse: rowptr decreases at row %d (%d to %d)", i, rowptr[i], rowptr[i+1])
+			return badInput("%s: rowptr decreases at row %d (%d to %d)", fn, i, rowptr[i], rowptr[i+1])
 		}
 		if rowptr[i+1] > len(values) {
-			return nil, badInput("NewSparse: rowptr[%d] = %d exceeds len(values) = %d", i+1, rowptr[i+1], len(values))
+			return badInput("%s: rowptr[%d] = %d exceeds len(values) = %d", fn, i+1, rowptr[i+1], len(values))
 		}
 	}
 	if last := rowptr[len(rowptr)-1]; last != len(values) {
-		return nil, badInput("NewSparse: rowptr ends at %d, want len(values) = %d", last, len(values))
+		return badInput("%s: rowptr ends at %d, want len(values) = %d", fn, last, len(values))
 	}
 	for i := range len(rowptr) - 1 {
 		prev := int32(-1)
 		for p := rowptr[i]; p < rowptr[i+1]; p++ {
 			c := colidx[p]
 			if c < 0 || int(c) >= numFeatures {
-				return nil, badInput("NewSparse: row %d: column %d out of range [0,%d)", i, c, numFeatures)
+				return badInput("%s: row %d: column %d out of range [0,%d)", fn, i, c, numFeatures)
 			}
 			if c <= prev {
-				return nil, badInput("NewSparse: row %d: column %d not greater than previous column %d", i, c, prev)
+				return badInput("%s: row %d: column %d not greater than previous column %d", fn, i, c, prev)
 			}
 			if !num.Finite(values[p]) {
-				return nil, badInput("NewSparse: row %d column %d is %v", i, c, values[p])
+				return badInput("%s: row %d column %d is %v", fn, i, c, values[p])
 			}
 			prev = c
 		}
 	}
-	m := &storage{rows: len(rowptr) - 1, cols: numFeatures, rowptr: rowptr, colidx: colidx, values: values}
-	return newDataset(m, bagPtr, labels, "NewSparse")
+	return nil
 }
 
-// newDataset checks bagPtr and labels against m and wraps them.
+// newDataset checks bagPtr and labels against m and wraps them; nil
+// labels make an unlabeled dataset of len(bagPtr)-1 bags.
 func newDataset(m *storage, bagPtr []int, labels []float64, fn string) (*Dataset, error) {
-	if len(labels) == 0 {
+	nb := len(labels)
+	if labels == nil {
+		nb = len(bagPtr) - 1
+	}
+	if nb <= 0 {
 		return nil, badInput("%s: no bags", fn)
 	}
-	if len(bagPtr) != len(labels)+1 {
+	if len(bagPtr) != nb+1 {
 		return nil, badInput("%s: len(bagPtr) = %d, want len(labels)+1 = %d", fn, len(bagPtr), len(labels)+1)
 	}
-	if bagPtr[0] != 0 || bagPtr[len(labels)] != m.rows {
+	if bagPtr[0] != 0 || bagPtr[nb] != m.rows {
 		return nil, badInput("%s: bagPtr must run from 0 to the number of instances %d", fn, m.rows)
 	}
-	for k, y := range labels {
+	for k := range nb {
 		if bagPtr[k+1] <= bagPtr[k] {
 			return nil, badInput("%s: bag %d has no instances (bagPtr %d to %d)", fn, k, bagPtr[k], bagPtr[k+1])
 		}
-		if y != 0 && y != 1 {
-			return nil, badInput("%s: bag %d has label %v, want 0 or 1", fn, k, y)
+		if labels != nil && labels[k] != 0 && labels[k] != 1 {
+			return nil, badInput("%s: bag %d has label %v, want 0 or 1", fn, k, labels[k])
 		}
 	}
-	ids := make([]string, len(labels))
+	ids := make([]string, nb)
 	for k := range ids {
 		ids[k] = strconv.Itoa(k + 1)
 	}
@@ -508,7 +529,7 @@ func newDataset(m *storage, bagPtr []int, labels []float64, fn string) (*Dataset
 		m:      m,
 		runs:   []run{{src: 0, dst: 0, n: m.rows}},
 		bagPtr: bagPtr,
-		bagSrc: bagPtr[:len(labels)],
+		bagSrc: bagPtr[:nb],
 		labels: labels,
 		bagIDs: ids,
 	}, nil

@@ -135,6 +135,9 @@ func checkFit(ctx context.Context, d *Dataset, opt Options) (Options, error) {
 	if err := d.checkUsable("Fit"); err != nil {
 		return opt, err
 	}
+	if err := d.checkLabeled("Fit"); err != nil {
+		return opt, err
+	}
 	if ctx == nil {
 		return opt, fmt.Errorf("%w: Fit: nil context", ErrBadInput)
 	}

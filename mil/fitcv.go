@@ -40,6 +40,9 @@ func FitCV(ctx context.Context, d *Dataset, s Search) (*Model, Selection, error)
 	if err := d.checkUsable("FitCV"); err != nil {
 		return nil, sel, err
 	}
+	if err := d.checkLabeled("FitCV"); err != nil {
+		return nil, sel, err
+	}
 	if ctx == nil {
 		return nil, sel, fmt.Errorf("%w: FitCV: nil context", ErrBadInput)
 	}

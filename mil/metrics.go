@@ -19,6 +19,9 @@ var (
 
 // checkScores validates scores and 0/1 labels and counts the classes.
 func checkScores(scores, labels []float64) (pos, neg int, err error) {
+	if labels == nil && len(scores) > 0 {
+		return 0, 0, noLabelsError(len(scores))
+	}
 	if len(scores) != len(labels) {
 		return 0, 0, fmt.Errorf("%w (%d != %d)", ErrLengthMismatch, len(scores), len(labels))
 	}

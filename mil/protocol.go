@@ -240,6 +240,9 @@ func (p Protocol) Run(ctx context.Context, data *Dataset, score ScoreFunc) (*Rep
 	if err := data.checkUsable("Run"); err != nil {
 		return nil, err
 	}
+	if err := data.checkLabeled("Run"); err != nil {
+		return nil, err
+	}
 	switch {
 	case ctx == nil:
 		return nil, fmt.Errorf("%w: Run: nil context", ErrBadInput)
