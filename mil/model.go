@@ -262,7 +262,12 @@ func (m *Model) Predict(d *Dataset) ([]float64, error) {
 // allocates nothing; errors as BagScoresTo, whose bags without a finite
 // score get the witness -1.
 func (m *Model) WitnessesTo(dst []int, inst []float64, d *Dataset) error {
-	return m.bagScores("WitnessesTo", inst, d, len(dst), bagsOf(d), nil, func(k, a, b int, q float64) {
+	return m.witnessesTo("WitnessesTo", dst, inst, d)
+}
+
+// witnessesTo is WitnessesTo naming fn in its errors.
+func (m *Model) witnessesTo(fn string, dst []int, inst []float64, d *Dataset) error {
+	return m.bagScores(fn, inst, d, len(dst), bagsOf(d), nil, func(k, a, b int, q float64) {
 		dst[k] = -1
 		if q != q {
 			return
