@@ -40,8 +40,18 @@ func Ensemble(parts ...*Model) (*Model, error) {
 		nf = len(p.beta)
 	}
 	w := slices.Repeat([]float64{1 / float64(len(parts))}, len(parts))
-	m := &Model{beta: make([]float64, nf), res: parts[0].res, opt: parts[0].opt,
-		parts: append([]*Model(nil), parts...), weights: w}
+	return newEnsemble(append([]*Model(nil), parts...), w), nil
+}
+
+// newEnsemble returns the ensemble of the checked parts (of the same
+// width, none an ensemble) with the weights w (len(parts)), which it
+// keeps: its coefficients are the weighted mean of the parts', its
+// Options and Result the first part's, NonZero counted on the mean.
+// Ensemble and the model reader both build ensembles here, so a loaded
+// ensemble's derived state has the same bits as the saved one's.
+func newEnsemble(parts []*Model, w []float64) *Model {
+	m := &Model{beta: make([]float64, len(parts[0].beta)), res: parts[0].res, opt: parts[0].opt,
+		parts: parts, weights: w}
 	m.res.NonZero = 0
 	for i, p := range parts {
 		for j, b := range p.beta {
@@ -54,7 +64,7 @@ func Ensemble(parts ...*Model) (*Model, error) {
 			m.res.NonZero++
 		}
 	}
-	return m, nil
+	return m
 }
 
 // Parts returns the parts of an ensemble (see Ensemble), nil for a single

@@ -75,11 +75,17 @@ const (
 	// DefaultMaxLineBytes caps one line of a data file; a longer line is
 	// a *ParseError rather than an unbounded buffer.
 	DefaultMaxLineBytes = 1 << 24
+	// DefaultMaxModelBytes caps a model file (ReadModel,
+	// Model.UnmarshalJSON): 2^28 bytes (256 MiB) hold ten ensemble parts
+	// of DefaultMaxFeatures coefficients at 25 bytes each, the longest a
+	// float64 is written.
+	DefaultMaxModelBytes = 1 << 28
 )
 
 // LoadOptions tunes how loaders, Builder.Build and Dataset.ConvertWith
-// store the features, and the caps they apply. The zero value (or a nil
-// *LoadOptions) means Auto with DefaultSparseDensity and the default caps.
+// store the features, and the caps they and ReadModel (MaxFeatures,
+// MaxModelBytes) apply. The zero value (or a nil *LoadOptions) means Auto
+// with DefaultSparseDensity and the default caps.
 type LoadOptions struct {
 	// Storage is Auto (the zero value), Dense or Sparse.
 	Storage Storage
@@ -93,12 +99,14 @@ type LoadOptions struct {
 	MaxDenseCells int
 	// MaxLineBytes overrides DefaultMaxLineBytes when > 0.
 	MaxLineBytes int
+	// MaxModelBytes overrides DefaultMaxModelBytes for ReadModel when > 0.
+	MaxModelBytes int
 }
 
 // Validate returns an error wrapping ErrBadInput if a field is out of
 // range: Storage not Auto, Dense or Sparse; SparseDensity negative, NaN or
-// infinite; MaxFeatures negative or above MaxFeaturesLimit; MaxDenseCells
-// or MaxLineBytes negative. A nil *LoadOptions is valid.
+// infinite; MaxFeatures negative or above MaxFeaturesLimit; MaxDenseCells,
+// MaxLineBytes or MaxModelBytes negative. A nil *LoadOptions is valid.
 func (o *LoadOptions) Validate() error {
 	if o == nil {
 		return nil
@@ -114,6 +122,8 @@ func (o *LoadOptions) Validate() error {
 		return badInput("LoadOptions.MaxDenseCells = %d, want >= 0", o.MaxDenseCells)
 	case o.MaxLineBytes < 0:
 		return badInput("LoadOptions.MaxLineBytes = %d, want >= 0", o.MaxLineBytes)
+	case o.MaxModelBytes < 0:
+		return badInput("LoadOptions.MaxModelBytes = %d, want >= 0", o.MaxModelBytes)
 	}
 	return nil
 }
@@ -125,12 +135,13 @@ type limits struct {
 	maxFeatures   int
 	maxDenseCells int
 	maxLine       int
+	maxModel      int
 }
 
 // resolve validates o and fills in the defaults.
 func (o *LoadOptions) resolve() (limits, error) {
 	l := limits{storage: Auto, density: DefaultSparseDensity, maxFeatures: DefaultMaxFeatures,
-		maxDenseCells: DefaultMaxDenseCells, maxLine: DefaultMaxLineBytes}
+		maxDenseCells: DefaultMaxDenseCells, maxLine: DefaultMaxLineBytes, maxModel: DefaultMaxModelBytes}
 	if o == nil {
 		return l, nil
 	}
@@ -149,6 +160,9 @@ func (o *LoadOptions) resolve() (limits, error) {
 	}
 	if o.MaxLineBytes > 0 {
 		l.maxLine = o.MaxLineBytes
+	}
+	if o.MaxModelBytes > 0 {
+		l.maxModel = o.MaxModelBytes
 	}
 	return l, nil
 }
