@@ -14,6 +14,8 @@
 //	m, sel, err := mil.FitCV(ctx, train, mil.DefaultSearch()) // or mil.Fit(ctx, train, mil.DefaultOptions())
 //	scores, err := m.BagScores(test)          // BagScoresTo fills caller buffers, allocating nothing
 //	met, err := mil.Evaluate(scores, test.Labels(), 0)
+//	_, err = m.WriteTo(f)                     // then in a service: m, err := mil.ReadModel(f, nil)
+//	score, err := m.ScoreBag(x)               // one bag's instances, row-major, as a request brings them
 //
 // A bag is predicted positive when its score is >= 0; BagProbabilities is
 // the logistic sigmoid of the score, and Witnesses names the instance that
@@ -50,17 +52,30 @@
 // on the number of workers.
 //
 // Allocation and caps: the *To methods of Model (BagScoresTo,
-// BagProbabilitiesTo, PredictTo, WitnessesTo, InstanceScoresTo) allocate
-// nothing. Every size read from input is checked against a cap before it
-// is allocated: NumFeatures at most DefaultMaxFeatures (2^20), dense storage
-// of at most DefaultMaxDenseCells values (2^28; Auto stores larger matrices
-// sparse, Dense refuses them), lines of at most DefaultMaxLineBytes (16 MiB);
-// LoadOptions raises or lowers each. Within them the loaders allocate in
+// BagProbabilitiesTo, PredictTo, WitnessesTo, InstanceScoresTo) and its
+// raw-bag methods (ScoreBag, ...) allocate nothing. Every size read from
+// input is checked against a cap before it is allocated: NumFeatures at
+// most DefaultMaxFeatures (2^20), dense storage of at most
+// DefaultMaxDenseCells values (2^28; Auto stores larger matrices sparse,
+// Dense refuses them), lines of at most DefaultMaxLineBytes (16 MiB), model
+// files of at most DefaultMaxModelBytes (256 MiB); LoadOptions raises or
+// lowers each. Within them the loaders allocate in
 // proportion to their input; wrap the reader in an io.LimitedReader to bound
 // the input itself. Fit makes no scaled copy of the features (the
 // standardization is folded into the products) except where folding would
 // lose accuracy, and refuses to start when its estimate of what it allocates
 // exceeds Options.MaxBytes (DefaultMaxBytes, 2 GiB).
+//
+// # Serving
+//
+// A Model saves as JSON and loads bit for bit in every output (json.Marshal
+// or WriteTo; json.Unmarshal or ReadModel, with LoadOptions' caps): one
+// versioned object, {"format": "mil.Model", "version": 1, "features": D,
+// "pooling": "max", "beta0": b, "options": {...}, "result": {...}, "beta":
+// [...]}, fields listed by Model.MarshalJSON, each checked before it is
+// trusted or allocated. ScoreBag and its kin score one bag given as
+// arrays; a dataset built only to score needs no labels (nil; NaN for a
+// Builder), and Fit, FitCV, Protocol.Run and the metrics refuse it.
 //
 // # The learner
 //
