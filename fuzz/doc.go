@@ -19,6 +19,8 @@
 //	FuzzNewSparse      mil.NewSparse against its documented rules; the data layer on what it accepts
 //	FuzzFitText        mil.Fit on tiny datasets the loaders read: deadline, memory budget, error kinds
 //	FuzzFitArrays      mil.Fit on tiny datasets from NewDense/NewSparse, values at any scale
+//	FuzzReadModel      mil.ReadModel: no panic, ErrBadInput, a loaded model saves and
+//	                   reads back to the same bytes and scores
 //
 // Two targets test unexported code and so live in their packages (.ci/fuzz
 // runs them too; their findings go to that package's testdata/fuzz):
