@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -49,10 +50,11 @@ type LatencyResult struct {
 // ones, locked to its OS thread.
 type LatencyRow struct {
 	// Op is the function called: Dot, Axpy, SoftThreshold, BagScoresTo,
-	// Witnesses, Solve or Recover.
+	// Witnesses, ScoreBag, ScoreSparseBag, ReadModel, Solve or Recover.
 	Op string `json:"op"`
 	// Size is "n=256" for the kernels, "N=256 M=128" for onebit, the
-	// data set for the bag rows.
+	// data set for the bag rows, the bags' shape for the raw-bag rows and
+	// the file's size for ReadModel.
 	Size       string `json:"size"`
 	Goroutines int    `json:"goroutines"`
 	Calls      int    `json:"calls"` // per goroutine
@@ -92,7 +94,7 @@ type CDFPoint struct {
 var minCalls = map[string]int{"p90": 10, "p99": 100, "p99.9": 1000}
 
 // latencyOps are the -ops names, in the order run.
-var latencyOps = []string{"dot", "axpy", "softthreshold", "bag", "witnesses", "solve", "recover"}
+var latencyOps = []string{"dot", "axpy", "softthreshold", "bag", "witnesses", "scorebag", "scoresparsebag", "readmodel", "solve", "recover"}
 
 // latencyCase is one row to measure: newCaller builds one goroutine's
 // state (its own buffers, Solver) and returns the call to time.
@@ -184,7 +186,8 @@ func parseProblems(s string) ([][2]int, error) {
 }
 
 // callsFor returns the default number of timed calls of a row at scale 1:
-// 20000 for the calls of a microsecond or less, and for the 1-bit solvers
+// 20000 for the calls of a microsecond or less, 2000 for ReadModel (tens
+// of microseconds), and for the 1-bit solvers
 // about 0.5 s of solving per row here (200 solves at 256x128, fewer as the
 // problem grows; Recover costs about 100 solves), but never fewer than 3.
 func callsFor(op string, n, m int, scale float64) int {
@@ -194,6 +197,8 @@ func callsFor(op string, n, m int, scale float64) int {
 		base = 200 * 256 * 128 / float64(n*m)
 	case "recover":
 		base = 20 * 256 * 128 / float64(n*m)
+	case "readmodel":
+		base = 2000
 	}
 	return max(3, int(math.Round(base*scale)))
 }
@@ -295,19 +300,16 @@ func latencyCases(ctx context.Context, env *Env, cfg latencyConfig, res *Latency
 				cases = append(cases, latencyCase{family: "vec kernels, one call", op: kernelOpName(op), size: "n=" + itoa(n),
 					calls: calls, warmup: warmupFor(calls, 1), newCaller: kernelCaller(op, n, env.Seed)})
 			}
-		case "bag", "witnesses":
+		case "bag", "witnesses", "scorebag", "scoresparsebag", "readmodel":
 			if model == nil {
 				var err error
 				if model, bags, err = latencyModel(ctx, env, cfg.data, res); err != nil {
 					return nil, err
 				}
 			}
-			calls := callsFor(op, 1, 1, cfg.scale)
-			c := latencyCase{family: "mil, one bag", size: res.Model, calls: calls, warmup: warmupFor(calls, len(bags))}
-			if op == "bag" {
-				c.op, c.newCaller = "BagScoresTo", bagCaller(model, bags)
-			} else {
-				c.op, c.newCaller = "Witnesses", witnessCaller(model, bags)
+			c, err := milCase(op, model, bags, res.Model, cfg.scale)
+			if err != nil {
+				return nil, err
 			}
 			cases = append(cases, c)
 		case "solve", "recover":
@@ -325,6 +327,36 @@ func latencyCases(ctx context.Context, env *Env, cfg latencyConfig, res *Latency
 		}
 	}
 	return cases, nil
+}
+
+// milCase returns the row of a mil op: a bag already in a Dataset (one
+// Subset per bag of the loaded data), the arrays of a raw bag as a request
+// brings them, or the saved model read back.
+func milCase(op string, model *mil.Model, bags []*mil.Dataset, data string, scale float64) (latencyCase, error) {
+	calls := callsFor(op, 1, 1, scale)
+	c := latencyCase{family: "mil, one bag already in a Dataset (a Subset of the loaded data per bag)", size: data,
+		calls: calls, warmup: warmupFor(calls, len(bags))}
+	switch op {
+	case "bag":
+		c.op, c.newCaller = "BagScoresTo", bagCaller(model, bags)
+	case "witnesses":
+		c.op, c.newCaller = "Witnesses", witnessCaller(model, bags)
+	case "scorebag", "scoresparsebag":
+		raw, shape := rawBags(bags, rawBagInstances)
+		c.family, c.size, c.warmup = "mil, one raw bag (the arrays of a request, no Dataset)", shape, warmupFor(calls, len(raw))
+		c.op, c.newCaller = "ScoreBag", rawCaller(model, raw, false)
+		if op == "scoresparsebag" {
+			c.op, c.newCaller = "ScoreSparseBag", rawCaller(model, raw, true)
+		}
+	case "readmodel":
+		var file bytes.Buffer
+		if _, err := model.WriteTo(&file); err != nil {
+			return c, err
+		}
+		c.family, c.op, c.size, c.warmup = "mil, a saved model read back", "ReadModel", fmt.Sprintf("%s, %d-byte file", data, file.Len()), warmupFor(calls, 1)
+		c.newCaller = readModelCaller(file.Bytes())
+	}
+	return c, nil
 }
 
 func kernelOpName(op string) string {
@@ -424,6 +456,78 @@ func witnessCaller(m *mil.Model, bags []*mil.Dataset) func() caller {
 	return func() caller {
 		return func(_ context.Context, i int) error {
 			_, err := m.Witnesses(bags[i%len(bags)])
+			return err
+		}
+	}
+}
+
+// rawBagInstances is the size of the bags the raw-bag rows score: a few
+// instances, as a request brings them (vaccine has 57 bags of 7).
+const rawBagInstances = 7
+
+// rawBag is a bag as arrays: dense row-major and CSR.
+type rawBag struct {
+	x      []float64
+	rowptr []int
+	colidx []int32
+	values []float64
+}
+
+// rawBags returns the bags of n instances as arrays (every bag if none has
+// n instances), and their shape for the rows' size column.
+func rawBags(bags []*mil.Dataset, n int) ([]rawBag, string) {
+	var picked []*mil.Dataset
+	for _, b := range bags {
+		if b.NumInstances() == n {
+			picked = append(picked, b)
+		}
+	}
+	nf := bags[0].NumFeatures()
+	shape := fmt.Sprintf("%d instances x %d features (%d bags)", n, nf, len(picked))
+	if len(picked) == 0 {
+		picked = bags
+		shape = fmt.Sprintf("1 to %d instances x %d features (%d bags)", maxBag(bags), nf, len(bags))
+	}
+	out := make([]rawBag, len(picked))
+	for k, b := range picked {
+		r := &out[k]
+		r.x, r.rowptr = make([]float64, b.NumInstances()*nf), []int{0}
+		for i := range b.NumInstances() {
+			row := r.x[i*nf : (i+1)*nf]
+			_ = b.Row(row, i)
+			for j, v := range row {
+				if v != 0 {
+					r.colidx, r.values = append(r.colidx, int32(j)), append(r.values, v)
+				}
+			}
+			r.rowptr = append(r.rowptr, len(r.values))
+		}
+	}
+	return out, shape
+}
+
+// rawCaller scores raw bag i mod len(raw) with ScoreBag, or ScoreSparseBag
+// (sparse): the request path of a service, which holds no Dataset.
+func rawCaller(m *mil.Model, raw []rawBag, sparse bool) func() caller {
+	return func() caller {
+		return func(_ context.Context, i int) error {
+			r := &raw[i%len(raw)]
+			var err error
+			if sparse {
+				_, err = m.ScoreSparseBag(r.rowptr, r.colidx, r.values)
+			} else {
+				_, err = m.ScoreBag(r.x)
+			}
+			return err
+		}
+	}
+}
+
+// readModelCaller reads the model file with ReadModel.
+func readModelCaller(file []byte) func() caller {
+	return func() caller {
+		return func(context.Context, int) error {
+			_, err := mil.ReadModel(bytes.NewReader(file), nil)
 			return err
 		}
 	}

@@ -57,21 +57,37 @@ func latencyRows(t *testing.T, ctx context.Context, want int, dir string, args .
 
 func TestLatency(t *testing.T) {
 	dir := t.TempDir() // no vaccine.svm: synthetic bags
-	res, _, out := latencyRows(t, context.Background(), exitOK, dir, "-ops", "dot,bag,witnesses,solve", "-sizes", "64",
-		"-problems", "16x8", "-scale", "0.01", "-goroutines", "1,2", "-data", dir)
+	res, _, out := latencyRows(t, context.Background(), exitOK, dir, "-ops", "dot,bag,witnesses,scorebag,scoresparsebag,readmodel,solve",
+		"-sizes", "64", "-problems", "16x8", "-scale", "0.01", "-goroutines", "1,2", "-data", dir)
 	var got []string
 	for _, r := range res.Rows {
-		got = append(got, r.Op+" "+r.Size+" ×"+itoa(r.Goroutines))
+		size := r.Size
+		if strings.HasPrefix(r.Op, "Score") || r.Op == "ReadModel" {
+			size = "" // checked below
+		}
+		got = append(got, r.Op+" "+size+" ×"+itoa(r.Goroutines))
 	}
 	assert.Equal(t, []string{"Dot n=64 ×1", "Dot n=64 ×2", "BagScoresTo synthetic (600 bags) ×1", "BagScoresTo synthetic (600 bags) ×2",
-		"Witnesses synthetic (600 bags) ×1", "Witnesses synthetic (600 bags) ×2", "Solve N=16 M=8 ×1", "Solve N=16 M=8 ×2"}, got)
+		"Witnesses synthetic (600 bags) ×1", "Witnesses synthetic (600 bags) ×2", "ScoreBag  ×1", "ScoreBag  ×2",
+		"ScoreSparseBag  ×1", "ScoreSparseBag  ×2", "ReadModel  ×1", "ReadModel  ×2", "Solve N=16 M=8 ×1", "Solve N=16 M=8 ×2"}, got)
+	for _, r := range res.Rows {
+		switch r.Op {
+		case "ScoreBag", "ScoreSparseBag":
+			assert.Regexp(t, `^7 instances x 234 features \([1-9][0-9]* bags\)$`, r.Size, "the raw bags: a few instances each")
+		case "ReadModel":
+			assert.Regexp(t, `^synthetic \(600 bags\), [1-9][0-9]*-byte file$`, r.Size)
+		}
+	}
 	assert.Contains(t, out, "No vaccine.svm", "the missing data set is reported")
 	assert.Greater(t, res.ClockNs, 0.0)
 	for _, r := range res.Rows {
 		name := r.Op + " ×" + itoa(r.Goroutines)
 		wantCalls := 200 // 20000 × 0.01
-		if r.Op == "Solve" {
+		switch r.Op {
+		case "Solve":
 			wantCalls = 200 * 256 * 128 / (16 * 8) / 100 // scaled by the problem size
+		case "ReadModel":
+			wantCalls = 20 // 2000 × 0.01
 		}
 		assert.Equal(t, wantCalls, r.Calls, name)
 		assert.True(t, 0 < r.P50Ns && r.P50Ns <= r.P90Ns && r.P90Ns <= r.P99Ns && r.P99Ns <= r.P999Ns && r.P999Ns <= r.MaxNs,
@@ -82,9 +98,11 @@ func TestLatency(t *testing.T) {
 		switch r.Op {
 		case "Witnesses":
 			assert.GreaterOrEqual(t, r.AllocsPerCall, 1.0, "%s returns a new slice each call", name)
+		case "ReadModel":
+			assert.GreaterOrEqual(t, r.AllocsPerCall, 1.0, "%s returns a new model each call", name)
 		default:
-			// These allocate nothing once warm (documented for BagScoresTo
-			// and a sized Solver). The count is the whole process's, and the
+			// These allocate nothing once warm (documented for BagScoresTo,
+			// ScoreBag, ScoreSparseBag and a sized Solver). The count is the whole process's, and the
 			// runtime or a goroutine an earlier test left behind can add a
 			// few allocations to a row; a call that allocated would add one
 			// per call.
@@ -92,7 +110,9 @@ func TestLatency(t *testing.T) {
 		}
 	}
 	assert.Contains(t, out, "### vec kernels, one call")
-	assert.Contains(t, out, "### mil, one bag")
+	assert.Contains(t, out, "### mil, one bag already in a Dataset")
+	assert.Contains(t, out, "### mil, one raw bag (the arrays of a request, no Dataset)")
+	assert.Contains(t, out, "### mil, a saved model read back")
 	assert.Contains(t, out, "### onebit, one decode (reused Solver)")
 	// One panel per call, one line per row.
 	assert.Equal(t, len(res.Rows), checkSVG(t, filepath.Join(dir, "svg", "latency-cdf.svg")))
