@@ -67,22 +67,58 @@ type BIHTResult struct {
 // (docs/onebit-options.md has the speed-up measured).
 //
 // BIHT allocates 2M + 3N floats and N ints per call and nothing per
-// iteration. It returns an error wrapping ErrBadInput for bad options or
-// len(x) != N, and ctx's error (checked every iteration) with the current
-// estimate in x.
+// iteration; Solver.BIHT reuses a Solver's instead. It returns an error
+// wrapping ErrBadInput for a nil context, a nil or zero p, bad options or
+// len(x) != N, and ctx's error (checked every iteration) with the
+// current estimate in x.
 func BIHT(ctx context.Context, p *Problem, x []float64, opt BIHTOptions) (BIHTResult, error) {
-	switch {
-	case p == nil:
-		return BIHTResult{}, fmt.Errorf("%w: BIHT: nil *Problem", ErrBadInput)
-	case opt.K < 1 || opt.K > p.n:
-		return BIHTResult{}, fmt.Errorf("%w: BIHT K = %d, want 1 <= K <= N = %d", ErrBadInput, opt.K, p.n)
-	case opt.MaxIter <= 0:
-		return BIHTResult{}, fmt.Errorf("%w: BIHT MaxIter = %d, want > 0", ErrBadInput, opt.MaxIter)
-	case len(x) != p.n:
-		return BIHTResult{}, fmt.Errorf("%w: len(x) = %d, want N = %d", ErrBadInput, len(x), p.n)
+	if err := checkBIHT(ctx, p, x, opt); err != nil {
+		return BIHTResult{}, err
 	}
 	ws := bihtWork{gather: true}
+	return ws.biht(ctx, p, x, opt)
+}
+
+// BIHT is the package's BIHT with the Solver's workspace: the same
+// estimate and result, bit for bit, and a repeat call on a problem of
+// the same size (or smaller) allocates nothing. Like Solve, it must not
+// be called by several goroutines at once on one Solver.
+func (s *Solver) BIHT(ctx context.Context, p *Problem, x []float64, opt BIHTOptions) (BIHTResult, error) {
+	if s == nil {
+		return BIHTResult{}, fmt.Errorf("%w: BIHT: nil *Solver", ErrBadInput)
+	}
+	if err := checkBIHT(ctx, p, x, opt); err != nil {
+		return BIHTResult{}, err
+	}
+	s.acquire()
+	defer s.release()
+	s.bw.gather, s.bw.signs = true, false
+	return s.bw.biht(ctx, p, x, opt)
+}
+
+// checkBIHT returns BIHT's errors for bad input.
+func checkBIHT(ctx context.Context, p *Problem, x []float64, opt BIHTOptions) error {
+	if ctx == nil {
+		return fmt.Errorf("%w: BIHT: nil context (use context.Background())", ErrBadInput)
+	}
+	if err := p.valid("BIHT"); err != nil {
+		return err
+	}
+	switch {
+	case opt.K < 1 || opt.K > p.n:
+		return fmt.Errorf("%w: BIHT K = %d, want 1 <= K <= N = %d", ErrBadInput, opt.K, p.n)
+	case opt.MaxIter <= 0:
+		return fmt.Errorf("%w: BIHT MaxIter = %d, want > 0", ErrBadInput, opt.MaxIter)
+	case len(x) != p.n:
+		return fmt.Errorf("%w: BIHT: len(x) = %d, want N = %d", ErrBadInput, len(x), p.n)
+	}
+	return nil
+}
+
+// biht is BIHT on checked input with the workspace ws.
+func (ws *bihtWork) biht(ctx context.Context, p *Problem, x []float64, opt BIHTOptions) (BIHTResult, error) {
 	ws.op.setFull(p)
+	ws.op.products, ws.op.trans, ws.op.work = 0, 0, 0 // Work's sum, as from a new workspace
 	res, err := ws.run(ctx, &ws.op, p.y, x, opt.K, opt.MaxIter, 0)
 	if vec.Nrm2(x) == 0 {
 		// Every iterate was zero (Phi^T y = 0 makes the first one zero, a
@@ -283,13 +319,13 @@ func median3(u, v, w float64) float64 {
 // largest |(Phi^T y)_j| (lowest index on ties; e_1 if Phi^T y = 0).
 //
 // It costs one product with Phi^T and allocates nothing. It returns an
-// error wrapping ErrBadInput for a nil p, len(x) != N, or a t that is
-// negative or not finite.
+// error wrapping ErrBadInput for a nil or zero p, len(x) != N, or a t
+// that is negative or not finite.
 func Passive(p *Problem, x []float64, t float64) error {
-	switch {
-	case p == nil:
-		return fmt.Errorf("%w: Passive: nil *Problem", ErrBadInput)
-	case len(x) != p.n:
+	if err := p.valid("Passive"); err != nil {
+		return err
+	}
+	if len(x) != p.n {
 		return fmt.Errorf("%w: Passive: len(x) = %d, want N = %d", ErrBadInput, len(x), p.n)
 	}
 	if !(t >= 0 && t <= math.MaxFloat64) {

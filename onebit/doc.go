@@ -13,6 +13,7 @@
 //	x := make([]float64, n)
 //	rec, err := s.Recover(ctx, p, x, onebit.DefaultRecoverOptions())
 //	res, err := s.Solve(ctx, p, x, onebit.DefaultOptions())
+//	q, err := p.WithSigns(y2) // other signs on the same Phi: O(M), no pass over Phi
 //
 // Solver.Recover estimates a sparse direction without being told its
 // sparsity K: use it to recover signals. Solver.Solve minimizes the paper's
@@ -21,10 +22,10 @@
 //	min_x ||x||_1 + (lambda/2) sum_i min(y_i (Phi x)_i, 0)^2  s.t. ||x||_2 = 1,
 //
 // which at the paper's lambda = 0.01 has a (nearly) 1-sparse minimizer
-// whatever the signal: use it to minimize that objective. BIHT (told K) and
-// Passive are the baselines; Generate draws instances of the standard
-// protocol (Gaussian Phi and K-sparse x, each sign flipped with
-// probability GenOptions.Flip);
+// whatever the signal: use it to minimize that objective. BIHT (told K;
+// Solver.BIHT in a Solver's workspace) and Passive are the baselines;
+// Generate draws instances of the standard protocol (Gaussian Phi and
+// K-sparse x, each sign flipped with probability GenOptions.Flip);
 // AngularError, SNR, Problem.Hamming and Problem.Objective are the metrics.
 //
 // # Contract
@@ -36,32 +37,39 @@
 // or load.
 //
 // Errors: everything that data, options or sizes can cause returns an error
-// wrapping ErrBadInput, matched with errors.Is, before any work (NewProblem:
-// lengths, signs other than ±1, non-finite or overflowing entries; the
-// solvers: a nil Problem, len(x) != N, invalid options, every stage of a
-// continuation included; Generate: sizes above GenOptions.MaxEntries,
-// before allocating). A cancelled context returns its error, wrapped
+// wrapping ErrBadInput, matched with errors.Is, before any work (NewProblem
+// and WithSigns: lengths, signs other than ±1, non-finite or overflowing
+// entries; the solvers: a nil Solver, context or Problem, a zero Problem,
+// len(x) != N, invalid options, every stage of a continuation included,
+// and options too large for this Phi; Generate: sizes above
+// GenOptions.MaxEntries, before allocating). A value that still leaves
+// the floating-point range during a solve (options at the edge of their
+// checks) wraps both ErrBadInput and neadmm.ErrNotFinite and names the
+// options. A cancelled context returns its error, wrapped
 // (errors.Is(err, context.Canceled)), with an estimate in x (each
-// function's doc says which); the engine's errors, such as
-// neadmm.ErrNotFinite for a non-finite iterate, pass through wrapped.
+// function's doc says which).
 //
 // Panics are for programmer errors only, naming the function or type in
-// the message: Problem.Objective, Hamming and BestCoordinate, AngularError and
-// SNR for an x of the wrong length, and a Solver entered by two goroutines
-// at once (a cheap guard, not a lock).
+// the message: Problem.Objective, Hamming and BestCoordinate on a zero
+// Problem or, with AngularError and SNR, for an x of the wrong length, and
+// a Solver entered by two goroutines at once (a cheap guard, not a lock).
 //
 // Concurrency and ownership: a Problem is read-only after NewProblem and may
 // be shared by any number of goroutines and Solvers; NewProblem keeps phi
 // without copying it (do not modify it while the Problem is in use) and
-// copies y. A Solver is a workspace for one goroutine at a time; Solvers are
-// independent.
+// copies y. WithSigns's Problems share Phi and what is derived from it
+// with their origin, the estimate of ||Phi||_2^2 included (computed once,
+// by one goroutine while the others wait), and may be used concurrently
+// with it. A Solver is a workspace for one goroutine at a time; Solvers
+// are independent.
 //
 // Allocation: a Solver's first solve of a problem size allocates its
-// buffers; a repeat Solve or Recover on the same problem with the same
-// options allocates nothing, and a reused Solver allocates on another
-// problem only to grow its buffers for a larger working set or support than
-// any earlier call needed. BIHT allocates its vectors per call and nothing
-// per iteration; Passive allocates nothing.
+// buffers; a repeat Solve, Recover or Solver.BIHT on the same problem with
+// the same options allocates nothing, and a reused Solver allocates on
+// another problem only to grow its buffers for a larger working set or
+// support than any earlier call needed. WithSigns allocates the Problem
+// and its copy of y; BIHT allocates its vectors per call and nothing per
+// iteration; Passive allocates nothing.
 //
 // # Solve
 //

@@ -3,6 +3,7 @@ package onebit_test
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/neadmm/neadmm/onebit"
 )
@@ -57,4 +58,65 @@ func ExampleSolver_Recover() {
 	// Output:
 	// neADMM: support 5, Hamming error 0, angular error below 0.005: true
 	// BIHT:   angular error below 0.005: true
+}
+
+// Decode sign vectors on a fixed Phi, as a service does: NewProblem once
+// (its pass over Phi), then per request WithSigns (a copy of the signs)
+// and Recover, from several goroutines, each with its own Solver.
+func ExampleProblem_WithSigns() {
+	const m, n, k = 500, 250, 5
+	in, err := onebit.Generate(onebit.GenOptions{M: m, N: n, K: k, Seed: 3})
+	if err != nil {
+		panic(err)
+	}
+	base, err := in.Problem() // once per Phi
+	if err != nil {
+		panic(err)
+	}
+	// The requests: the signs of three other signals on the same Phi.
+	signals := make([][]float64, 3)
+	requests := make([][]float64, 3)
+	for r := range requests {
+		sig, err := onebit.Generate(onebit.GenOptions{M: 1, N: n, K: k, Seed: uint64(10 + r)})
+		if err != nil {
+			panic(err)
+		}
+		signals[r], requests[r] = sig.X, make([]float64, m)
+		for i := range requests[r] {
+			a := 0.0
+			for j, v := range sig.X {
+				a += in.Phi[i*n+j] * v
+			}
+			requests[r][i] = 1
+			if a < 0 {
+				requests[r][i] = -1
+			}
+		}
+	}
+	errs := make([]float64, len(requests))
+	var wg sync.WaitGroup
+	for r, y := range requests {
+		wg.Add(1)
+		go func() { // in a service: one Solver per worker goroutine, reused
+			defer wg.Done()
+			p, err := base.WithSigns(y)
+			if err != nil {
+				panic(err)
+			}
+			var s onebit.Solver
+			x := make([]float64, n)
+			if _, err := s.Recover(context.Background(), p, x, onebit.DefaultRecoverOptions()); err != nil {
+				panic(err)
+			}
+			errs[r] = onebit.AngularError(signals[r], x)
+		}()
+	}
+	wg.Wait()
+	for r, e := range errs {
+		fmt.Printf("request %d: angular error below 0.05: %v\n", r, e < 0.05)
+	}
+	// Output:
+	// request 0: angular error below 0.05: true
+	// request 1: angular error below 0.05: true
+	// request 2: angular error below 0.05: true
 }

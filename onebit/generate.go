@@ -125,7 +125,12 @@ func Generate(opt GenOptions) (*Instance, error) {
 	return in, nil
 }
 
-// Problem returns the instance's Problem (sharing Phi; see NewProblem).
+// Problem returns the instance's Problem (sharing Phi; see NewProblem):
+// an error wrapping ErrBadInput for a nil Instance or one NewProblem
+// refuses (the zero Instance, say).
 func (in *Instance) Problem() (*Problem, error) {
+	if in == nil {
+		return nil, fmt.Errorf("%w: nil *Instance", ErrBadInput)
+	}
 	return NewProblem(in.Phi, in.M, in.N, in.Y)
 }

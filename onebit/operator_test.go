@@ -133,7 +133,7 @@ func TestMulSparse(t *testing.T) {
 // a few sparsities (the crossover sets gatherCols).
 func BenchmarkMulSparse(b *testing.B) {
 	for _, sz := range []struct{ m, n int }{{500, 1000}, {4000, 4000}} {
-		p := &Problem{m: sz.m, n: sz.n, phi: make([]float64, sz.m*sz.n), y: make([]float64, sz.m)}
+		p := &Problem{phiData: &phiData{m: sz.m, n: sz.n, phi: make([]float64, sz.m*sz.n)}, y: make([]float64, sz.m)}
 		rng := rand.New(rand.NewPCG(5, 6))
 		for i := range p.phi {
 			p.phi[i] = rng.NormFloat64()

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
+	"slices"
+	"sync/atomic"
 
 	"github.com/neadmm/neadmm/internal/buf"
 	"github.com/neadmm/neadmm/internal/num"
@@ -22,12 +23,21 @@ var ErrBadInput = errors.New("onebit: bad input")
 // measurement matrix Phi (flat, row-major) and the signs y = sign(Phi x) of
 // an unknown direction x.
 //
-// A Problem is read-only after construction (the estimate of ||Phi||_2^2
-// that the full-matrix solves need is computed once, on first use, under a
-// lock) and may be shared by any number of goroutines and Solvers.
+// A Problem is read-only after construction and may be shared by any
+// number of goroutines and Solvers. What it derives from Phi alone (the
+// checks, the scale, the estimate of ||Phi||_2^2 that the full-matrix
+// solves need, computed once on first use) is shared with the Problems
+// WithSigns makes from it, which may be used concurrently with it.
 type Problem struct {
+	*phiData           // shared with the WithSigns siblings; nil in a zero Problem
+	y        []float64 // a copy of the signs
+}
+
+// phiData is what a Problem derives from Phi alone, shared by a Problem
+// and its WithSigns siblings: read-only after NewProblem, but for the
+// norm estimate, published once.
+type phiData struct {
 	phi  []float64 // the caller's matrix, not copied
-	y    []float64 // a copy of the signs
 	m, n int
 	frob float64 // ||Phi||_F^2, summed plainly (see NewProblem)
 	// shift, when not 0, is the power of two by which Recover scales Phi
@@ -37,9 +47,28 @@ type Problem struct {
 	shift int
 	sfrob float64
 
-	mu       sync.Mutex
-	norm2    float64 // valid when hasNorm2
-	hasNorm2 bool
+	norm normCache
+}
+
+// normCache holds the estimate of ||Phi||_2^2 (see Problem.Norm2), made
+// on first use by one of the goroutines that need it while the others
+// wait for it (or for their context), then read without a lock.
+type normCache struct {
+	done atomic.Bool   // v is valid; stored after v
+	v    float64       // the estimate
+	lock chan struct{} // capacity 1: held by the goroutine computing v
+}
+
+// newNormCache returns an empty cache.
+func newNormCache() normCache { return normCache{lock: make(chan struct{}, 1)} }
+
+// valid returns an error wrapping ErrBadInput for a nil or zero p; fn
+// names the caller.
+func (p *Problem) valid(fn string) error {
+	if p == nil || p.phiData == nil {
+		return fmt.Errorf("%w: %s: nil or zero *Problem (make it with NewProblem)", ErrBadInput, fn)
+	}
+	return nil
 }
 
 // Power iteration for ||Phi||_2^2: stop when the Rayleigh quotient changes
@@ -73,13 +102,9 @@ func NewProblem(phi []float64, m, n int, y []float64) (*Problem, error) {
 		return nil, fmt.Errorf("%w: dimensions %d x %d, want both >= 1", ErrBadInput, m, n)
 	case m > math.MaxInt/n || len(phi) != m*n:
 		return nil, fmt.Errorf("%w: len(phi) = %d, want m*n = %d*%d", ErrBadInput, len(phi), m, n)
-	case len(y) != m:
-		return nil, fmt.Errorf("%w: len(y) = %d, want m = %d", ErrBadInput, len(y), m)
 	}
-	for i, v := range y {
-		if v != 1 && v != -1 {
-			return nil, fmt.Errorf("%w: y[%d] = %g, want -1 or +1", ErrBadInput, i, v)
-		}
+	if err := checkSigns(y, m); err != nil {
+		return nil, err
 	}
 	// The sum of squares is finite exactly when every entry is finite and
 	// ||Phi||_F^2 (a bound on ||Phi||_2^2) does not overflow; only then
@@ -93,11 +118,54 @@ func NewProblem(phi []float64, m, n int, y []float64) (*Problem, error) {
 		}
 		return nil, fmt.Errorf("%w: ||Phi||_F^2 overflows (entries too large)", ErrBadInput)
 	}
-	p := &Problem{phi: phi, y: append([]float64(nil), y...), m: m, n: n, frob: frob}
+	// One allocation for the Problem and what it derives from Phi.
+	pd := &struct {
+		p Problem
+		d phiData
+	}{d: phiData{phi: phi, m: m, n: n, frob: frob, norm: newNormCache()}}
+	pd.p = Problem{phiData: &pd.d, y: slices.Clone(y)}
 	if ms := frob / (float64(m) * float64(n)); !(ms >= rmsLimit*rmsLimit && ms <= 1/(rmsLimit*rmsLimit)) {
-		p.shift, p.sfrob = rmsShift(phi, m, n)
+		pd.d.shift, pd.d.sfrob = rmsShift(phi, m, n)
 	}
-	return p, nil
+	return &pd.p, nil
+}
+
+// WithSigns returns a Problem with p's Phi and the signs y: the Problem
+// NewProblem(p.Phi(), M, N, y) would return, without its pass over Phi.
+// It shares with p everything derived from Phi alone (the checks, the
+// scale, and the estimate of ||Phi||_2^2 once computed, see Norm2), so
+// that Solve, Recover and BIHT on it return what they return on a fresh
+// NewProblem, bit for bit, and copies y. It costs O(M) and two
+// allocations (the Problem and the copy of y).
+//
+// p and the Problems made from it (and from them) may be used by any
+// number of goroutines at once: a decoder calls NewProblem once per Phi
+// and WithSigns per sign vector, each goroutine with its own Solver.
+//
+// It returns an error wrapping ErrBadInput, and leaves p as it was, for a
+// nil or zero p, len(y) != M or some y[i] other than -1 or +1.
+func (p *Problem) WithSigns(y []float64) (*Problem, error) {
+	if err := p.valid("WithSigns"); err != nil {
+		return nil, err
+	}
+	if err := checkSigns(y, p.m); err != nil {
+		return nil, err
+	}
+	return &Problem{phiData: p.phiData, y: slices.Clone(y)}, nil
+}
+
+// checkSigns returns an error wrapping ErrBadInput unless len(y) == m and
+// every y[i] is -1 or +1.
+func checkSigns(y []float64, m int) error {
+	if len(y) != m {
+		return fmt.Errorf("%w: len(y) = %d, want m = %d", ErrBadInput, len(y), m)
+	}
+	for i, v := range y {
+		if v != 1 && v != -1 {
+			return fmt.Errorf("%w: y[%d] = %g, want -1 or +1", ErrBadInput, i, v)
+		}
+	}
+	return nil
 }
 
 // sumSquares returns ||Phi||_F^2 as a plain sum (one vectorized pass):
@@ -159,54 +227,71 @@ func rmsShift(phi []float64, m, n int) (shift int, sfrob float64) {
 // times it is the raw lambda of Options (see RecoverOptions). It is 1 for
 // Phi = 0 only.
 func (p *Problem) lambdaScale() float64 {
-	frob := p.frob
-	if p.shift != 0 {
-		frob = p.sfrob
-	}
-	if frob > 0 {
+	if frob := p.recoverFrob(); frob > 0 {
 		return float64(p.n) / frob
 	}
 	return 1
 }
 
+// recoverFrob returns ||Phi||_F^2 for the Phi that Recover uses (p's, or
+// its copy scaled by a power of two, see rescaled).
+func (p *Problem) recoverFrob() float64 {
+	if p.shift != 0 {
+		return p.sfrob
+	}
+	return p.frob
+}
+
 // rescaled returns Phi as Recover uses it: p itself, or for a p with
-// shift != 0 the Solver's copy of it scaled by 2^-shift, made on the
-// first call with p and kept (with its norm estimate) for the next.
+// shift != 0 a Problem with p's signs on the Solver's copy of Phi scaled
+// by 2^-shift, made on the first call with p's Phi (p or a WithSigns
+// sibling) and kept, with its norm estimate, for the next.
 func (s *Solver) rescaled(p *Problem) *Problem {
 	if p.shift == 0 {
 		return p
 	}
-	if s.scSrc == p {
-		return s.sc
-	}
 	if s.sc == nil {
-		s.sc = new(Problem)
+		s.sc = &Problem{phiData: &phiData{norm: newNormCache()}}
 	}
 	sc := s.sc
+	sc.y = p.y
+	if s.scSrc == p.phiData {
+		return sc
+	}
 	sc.phi = buf.Grow(sc.phi, len(p.phi))
 	for k, v := range p.phi {
 		sc.phi[k] = math.Ldexp(v, -p.shift)
 	}
-	sc.y, sc.m, sc.n, sc.frob = p.y, p.m, p.n, p.sfrob
-	sc.norm2, sc.hasNorm2 = 0, false
-	s.scSrc = p
+	sc.m, sc.n, sc.frob = p.m, p.n, p.sfrob
+	sc.norm.done.Store(false)
+	s.scSrc = p.phiData
 	return sc
 }
 
 // norm2Ctx returns the estimate of Norm2, computing it on first use; ctx
-// is checked before each product of the power iteration, and a cancelled
-// computation is not cached.
-func (p *Problem) norm2Ctx(ctx context.Context) (float64, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.hasNorm2 {
-		return p.norm2, nil
+// is checked while waiting for another goroutine's computation and before
+// each product of the power iteration, and a cancelled computation is not
+// cached.
+func (d *phiData) norm2Ctx(ctx context.Context) (float64, error) {
+	c := &d.norm
+	if c.done.Load() {
+		return c.v, nil
 	}
-	v, err := powerNorm2(ctx, p.phi, p.m, p.n)
+	select {
+	case c.lock <- struct{}{}:
+	case <-ctx.Done():
+		return 0, fmt.Errorf("onebit: waiting for the estimate of ||Phi||^2: %w", ctx.Err())
+	}
+	defer func() { <-c.lock }()
+	if c.done.Load() { // computed while this goroutine waited
+		return c.v, nil
+	}
+	v, err := powerNorm2(ctx, d.phi, d.m, d.n)
 	if err != nil {
 		return 0, err
 	}
-	p.norm2, p.hasNorm2 = v, true
+	c.v = v
+	c.done.Store(true)
 	return v, nil
 }
 
@@ -252,15 +337,32 @@ func powerNorm2(ctx context.Context, phi []float64, m, n int) (float64, error) {
 	return est * powerMargin, nil
 }
 
-// Dims returns M, the number of measurements, and N, the signal length.
-func (p *Problem) Dims() (m, n int) { return p.m, p.n }
+// Dims returns M, the number of measurements, and N, the signal length
+// (0, 0 for a nil or zero Problem).
+func (p *Problem) Dims() (m, n int) {
+	if p == nil || p.phiData == nil {
+		return 0, 0
+	}
+	return p.m, p.n
+}
 
 // Phi returns the measurement matrix (the caller's slice, not a copy; do
-// not modify it).
-func (p *Problem) Phi() []float64 { return p.phi }
+// not modify it), nil for a nil or zero Problem.
+func (p *Problem) Phi() []float64 {
+	if p == nil || p.phiData == nil {
+		return nil
+	}
+	return p.phi
+}
 
-// Y returns the measured signs (the Problem's own copy; do not modify it).
-func (p *Problem) Y() []float64 { return p.y }
+// Y returns the measured signs (the Problem's own copy; do not modify
+// it), nil for a nil or zero Problem.
+func (p *Problem) Y() []float64 {
+	if p == nil {
+		return nil
+	}
+	return p.y
+}
 
 // Norm2 returns the estimate of ||Phi||_2^2, the largest eigenvalue of
 // Phi^T Phi, that the full-matrix solves use for their step sizes (the
@@ -273,8 +375,14 @@ func (p *Problem) Y() []float64 { return p.y }
 // below 1e-6) times 1.02, so that the step 1/L derived from it stays
 // within FISTA's convergence condition L >= the Lipschitz constant even
 // when the power method has not quite converged; the tests check the
-// estimate against a long power iteration. Norm2 is 0 for Phi = 0.
+// estimate against a long power iteration. Norm2 is 0 for Phi = 0 and
+// for a nil or zero Problem. A Problem and its WithSigns siblings share
+// the estimate: it is computed once for all of them, by one goroutine
+// while the others that need it wait.
 func (p *Problem) Norm2() float64 {
+	if p == nil || p.phiData == nil {
+		return 0
+	}
 	v, _ := p.norm2Ctx(context.Background()) // cannot fail without cancellation
 	return v
 }
@@ -393,6 +501,9 @@ func (p *Problem) column(col []float64, j int) {
 }
 
 func (p *Problem) checkLen(fn string, x []float64) {
+	if p == nil || p.phiData == nil {
+		panic(fmt.Sprintf("onebit.Problem.%s: nil or zero Problem (make it with NewProblem)", fn))
+	}
 	if len(x) != p.n {
 		panic(fmt.Sprintf("onebit.Problem.%s: len(x) = %d, want N = %d", fn, len(x), p.n))
 	}

@@ -2,7 +2,6 @@ package onebit
 
 import (
 	"context"
-	"fmt"
 	"math"
 )
 
@@ -51,11 +50,13 @@ import (
 // documentation measures the pipeline against BIHT, which is told K.
 //
 // Recover returns an error wrapping ErrBadInput, before any work, for a nil
-// p, invalid options (every stage of the continuation is checked) or
-// len(x) != N, and otherwise the first error of the sign regression
+// Solver or context, a nil or zero p, invalid options (every stage of the
+// continuation is checked, as Solve checks its options) or len(x) != N,
+// and otherwise the first error of the sign regression
 // (cancellation, checked before each product; x then holds Phi^T y
-// normalized), of a neADMM stage (cancellation included, checked at every
-// FISTA step; x then holds that stage's normalized iterate), of the
+// normalized), of a neADMM stage (as Solve's, cancellation included,
+// checked at every FISTA step; x then holds that stage's normalized
+// iterate), of the
 // support search, center or polish (checked every major cycle of Wolfe's
 // algorithm and every BIHT iteration; x then holds the estimate as they
 // left it, normalized), of the centroid (checked every 64 signs; x then
@@ -69,15 +70,12 @@ import (
 // than any earlier call needed, or for the copy of a Phi of extreme scale
 // (see RecoverOptions) the first time one is needed.
 func (s *Solver) Recover(ctx context.Context, p *Problem, x []float64, opt RecoverOptions) (res RecoverResult, err error) {
-	if p == nil {
-		return res, fmt.Errorf("%w: nil *Problem", ErrBadInput)
-	}
-	scale := p.lambdaScale()
-	if err := opt.check(scale); err != nil {
+	if err := checkCall("Recover", s, ctx, p, x); err != nil {
 		return res, err
 	}
-	if len(x) != p.n {
-		return res, fmt.Errorf("%w: len(x) = %d, want N = %d", ErrBadInput, len(x), p.n)
+	scale := p.lambdaScale()
+	if err := opt.check(scale, phiSize{p.recoverFrob(), p.n}); err != nil {
+		return res, err
 	}
 	s.acquire()
 	defer s.release()

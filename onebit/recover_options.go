@@ -30,7 +30,7 @@ import (
 // 2^64, Recover runs on a copy of Phi scaled by a power of two to bring
 // it near 1 (where no raw lambda, norm or square can overflow or
 // underflow); the Solver keeps the copy (M*N floats) for its next call
-// with the same Problem.
+// with the same Phi (the same Problem or a WithSigns sibling).
 type RecoverOptions struct {
 	// The sign regression (recover_regress.go), and the choice between
 	// its fit and the consistent estimate (recover_choice.go).
@@ -53,7 +53,8 @@ type RecoverOptions struct {
 	// The schedule when the signs look clean (see Regress).
 
 	// CleanEpsRel, if > 0, replaces EpsRel in every continuation stage
-	// when the signs look clean. 0 (EpsRel always) or finite and > 0.
+	// when the signs look clean. 0 (EpsRel always) or > 0 and at most
+	// 2^960 (as EpsRel).
 	CleanEpsRel float64
 	// CleanLambdaStart and CleanLambdaGrowth, if > 0, replace LambdaStart
 	// and LambdaGrowth when the signs look clean; CleanReweightRel is then
@@ -260,8 +261,9 @@ func DefaultRecoverOptions() RecoverOptions {
 }
 
 // check validates o for a problem whose raw lambdas are the mean-loss
-// ones times scale, every stage of the continuation included.
-func (o *RecoverOptions) check(scale float64) error {
+// ones times scale, every stage of the continuation included, on the Phi
+// of size on (see Options.checkOn).
+func (o *RecoverOptions) check(scale float64, on phiSize) error {
 	switch {
 	case !(o.LambdaStart > 0 && o.LambdaStart <= o.LambdaMax) || !num.Finite(o.LambdaMax):
 		return fmt.Errorf("%w: LambdaStart, LambdaMax = %g, %g, want 0 < LambdaStart <= LambdaMax, finite",
@@ -280,8 +282,8 @@ func (o *RecoverOptions) check(scale float64) error {
 		return fmt.Errorf("%w: Cap = %g, want finite and >= 0", ErrBadInput, o.Cap)
 	case o.SupportGrowth != 0 && !(o.SupportGrowth > 1 && num.Finite(o.SupportGrowth)):
 		return fmt.Errorf("%w: SupportGrowth = %g, want 0 or finite and > 1", ErrBadInput, o.SupportGrowth)
-	case !(o.CleanEpsRel >= 0) || !num.Finite(o.CleanEpsRel):
-		return fmt.Errorf("%w: CleanEpsRel = %g, want 0 or finite and > 0", ErrBadInput, o.CleanEpsRel)
+	case !(o.CleanEpsRel >= 0 && o.CleanEpsRel <= maxTol):
+		return fmt.Errorf("%w: CleanEpsRel = %g, want 0 or > 0 and at most 2^960", ErrBadInput, o.CleanEpsRel)
 	case o.CleanLambdaStart != 0 && !(o.CleanLambdaStart > 0 && o.CleanLambdaStart <= o.LambdaMax):
 		return fmt.Errorf("%w: CleanLambdaStart = %g, want 0 or 0 < CleanLambdaStart <= LambdaMax = %g",
 			ErrBadInput, o.CleanLambdaStart, o.LambdaMax)
@@ -292,20 +294,20 @@ func (o *RecoverOptions) check(scale float64) error {
 	case !(o.CleanMaxOutliers >= 0 && o.CleanMaxOutliers <= 1):
 		return fmt.Errorf("%w: CleanMaxOutliers = %g, want 0 to 1", ErrBadInput, o.CleanMaxOutliers)
 	}
-	if err := o.checkStages(o.LambdaStart, o.LambdaGrowth, o.EpsRel, scale, ""); err != nil {
+	if err := o.checkStages(o.LambdaStart, o.LambdaGrowth, o.EpsRel, scale, on, ""); err != nil {
 		return err
 	}
 	c := o.clean()
 	if c.epsRel == o.EpsRel && c.start == o.LambdaStart && c.growth == o.LambdaGrowth {
 		return nil
 	}
-	return o.checkStages(c.start, c.growth, c.epsRel, scale, " with clean signs")
+	return o.checkStages(c.start, c.growth, c.epsRel, scale, on, " with clean signs")
 }
 
 // checkStages validates every stage of the continuation from start by
 // growth with epsRel (the reweighting rounds run at the last stage's
 // lambda; their InnerRel is checked with the fields).
-func (o *RecoverOptions) checkStages(start, growth, epsRel, scale float64, what string) error {
+func (o *RecoverOptions) checkStages(start, growth, epsRel, scale float64, on phiSize, what string) error {
 	stages := 0
 	for lambda := start; ; lambda = min(lambda*growth, o.LambdaMax) {
 		if stages++; stages > MaxStages {
@@ -314,8 +316,12 @@ func (o *RecoverOptions) checkStages(start, growth, epsRel, scale float64, what 
 		}
 		st := o.stage(lambda, scale)
 		st.EpsRel = epsRel
-		if err := st.check(); err != nil {
-			return fmt.Errorf("stage %d%s (lambda %g): %w", stages, what, lambda, err)
+		err := st.check()
+		if err == nil {
+			err = st.checkOn(on)
+		}
+		if err != nil {
+			return fmt.Errorf("RecoverOptions: continuation stage %d%s (lambda %g): %w", stages, what, lambda, err)
 		}
 		if lambda >= o.LambdaMax {
 			return nil

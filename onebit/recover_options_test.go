@@ -109,20 +109,20 @@ func TestRecoverOptions(t *testing.T) {
 func TestRecoverCheckEdges(t *testing.T) {
 	o := plainOpts()
 	o.LambdaStart, o.LambdaGrowth = o.LambdaMax, 1
-	require.ErrorIs(t, o.check(1), ErrBadInput, "LambdaGrowth 1")
+	require.ErrorIs(t, o.check(1, phiSize{}), ErrBadInput, "LambdaGrowth 1")
 	o = DefaultRecoverOptions()
 	o.CleanLambdaStart, o.CleanLambdaGrowth = o.LambdaMax, 1
-	require.ErrorIs(t, o.check(1), ErrBadInput, "CleanLambdaGrowth 1")
+	require.ErrorIs(t, o.check(1, phiSize{}), ErrBadInput, "CleanLambdaGrowth 1")
 	o = DefaultRecoverOptions()
 	o.Reweight, o.ReweightEps = 0, 0
-	require.NoError(t, o.check(1), "ReweightEps 0 without reweighting")
+	require.NoError(t, o.check(1, phiSize{}), "ReweightEps 0 without reweighting")
 
 	o = plainOpts()
 	o.LambdaStart, o.LambdaGrowth, o.LambdaMax = 0x1p-999, 2, 1
-	require.NoError(t, o.check(1), "MaxStages stages")
+	require.NoError(t, o.check(1, phiSize{}), "MaxStages stages")
 	o.LambdaStart = 0x1p-1000
-	require.ErrorIs(t, o.check(1), ErrBadInput, "MaxStages+1 stages")
-	require.ErrorContains(t, o.check(1), "MaxStages")
+	require.ErrorIs(t, o.check(1, phiSize{}), ErrBadInput, "MaxStages+1 stages")
+	require.ErrorContains(t, o.check(1, phiSize{}), "MaxStages")
 }
 
 // TestRecoverOptionsInclusive checks the bounds RecoverOptions documents

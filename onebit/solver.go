@@ -2,6 +2,7 @@ package onebit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -46,7 +47,10 @@ func (s Start) String() string {
 // PaperOptions and change fields; every field is checked, none has a
 // hidden default except RhoGrowth.
 type Options struct {
-	// Lambda is the weight of the consistency loss; finite and > 0.
+	// Lambda is the weight of the consistency loss; > 0, and small
+	// enough that the x-update's Lipschitz constant stays finite:
+	// 2*Lambda*||Phi||_F^2 + rho <= MaxFloat64 for the largest rho the
+	// policy reaches (Rho, or neadmm.DefaultRhoMaxFactor*Rho).
 	Lambda float64
 	// Rho is the initial penalty; finite and >= neadmm.MinRho (2^-1022,
 	// the smallest normal float64): the updates divide by rho, and for a
@@ -61,7 +65,9 @@ type Options struct {
 	// MaxIter caps the outer (neADMM) iterations; > 0.
 	MaxIter int
 	// EpsAbs and EpsRel are the engine's stopping tolerances (see
-	// neadmm.Options.EpsAbs); finite and >= 0.
+	// neadmm.Options.EpsAbs); >= 0, with sqrt(N+1)*EpsAbs and EpsRel at
+	// most 2^960 (a residual that large comes only with iterates near
+	// overflow, so a larger tolerance stops nothing sooner).
 	EpsAbs, EpsRel float64
 	// InnerMaxIter caps the FISTA steps of each x-update; > 0.
 	InnerMaxIter int
@@ -150,11 +156,49 @@ func (o *Options) check() error {
 		return fmt.Errorf("%w: InnerRel = %g, want finite and >= 0", ErrBadInput, o.InnerRel)
 	case !(o.EpsAbs >= 0 && o.EpsRel >= 0) || !num.Finite(o.EpsAbs) || !num.Finite(o.EpsRel):
 		return fmt.Errorf("%w: EpsAbs, EpsRel = %g, %g, want finite and >= 0", ErrBadInput, o.EpsAbs, o.EpsRel)
+	case !(o.EpsRel <= maxTol):
+		return fmt.Errorf("%w: EpsRel = %g, want at most 2^960 (a larger tolerance stops nothing sooner, and its products overflow)",
+			ErrBadInput, o.EpsRel)
 	case o.Start < StartBackprojection || o.Start > StartGiven:
 		return fmt.Errorf("%w: unknown Start %d", ErrBadInput, int(o.Start))
 	}
 	if err := o.engine().Validate(); err != nil { // Policy, RhoGrowth
 		return fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	return nil
+}
+
+// maxTol bounds the engine's tolerances, sqrt(N+1)*EpsAbs and EpsRel
+// (see neadmm.Options.EpsAbs): a residual that large comes only with
+// iterates near overflow, so a larger tolerance stops no solve sooner,
+// and the engine's sums and products with it overflow (an error after
+// work that named no option).
+const maxTol = 0x1p960
+
+// phiSize is what the checks of options need to know of the Phi a solve
+// runs on; the zero value checks the options alone.
+type phiSize struct {
+	frob float64 // ||Phi||_F^2, which bounds ||Phi||_2^2
+	n    int     // N
+}
+
+// checkOn validates what o asks of the Phi of size on: that the Lipschitz
+// constant of the x-update, Lambda*||Phi||_2^2 + rho (see
+// splitting.UpdateX1), stays finite for every rho the policy can reach,
+// with room for the estimate's margin and rounding, and that the
+// engine's absolute tolerance sqrt(N+1)*EpsAbs stays below maxTol.
+func (o *Options) checkOn(on phiSize) error {
+	rhoMax := o.Rho
+	if o.Policy != neadmm.RhoFixed {
+		rhoMax = min(neadmm.DefaultRhoMaxFactor*o.Rho, math.MaxFloat64)
+	}
+	switch {
+	case !(2*o.Lambda*on.frob+rhoMax <= math.MaxFloat64):
+		return fmt.Errorf("%w: Lambda = %g, Rho = %g: the x-update's Lipschitz constant Lambda*||Phi||_2^2 + rho overflows "+
+			"(||Phi||_F^2 = %g); want 2*Lambda*||Phi||_F^2 + %g <= MaxFloat64", ErrBadInput, o.Lambda, o.Rho, on.frob, rhoMax)
+	case !(math.Sqrt(float64(on.n)+1)*o.EpsAbs <= maxTol):
+		return fmt.Errorf("%w: EpsAbs = %g, want at most 2^960/sqrt(N+1) = %g (a larger tolerance stops nothing sooner, and its products overflow)",
+			ErrBadInput, o.EpsAbs, maxTol/math.Sqrt(float64(on.n)+1))
 	}
 	return nil
 }
@@ -203,8 +247,8 @@ type Result struct {
 	Coordinate bool
 }
 
-// Solver holds the workspace of Solve and Recover. The zero value is
-// ready; the first solve of a problem size allocates its buffers, later
+// Solver holds the workspace of Solve, Recover and BIHT. The zero value
+// is ready; the first solve of a problem size allocates its buffers, later
 // solves of that size or smaller allocate nothing unless their working
 // set or (Recover) support outgrows every earlier one's (see Recover). A
 // Solver must not be used by several goroutines at once: it panics if it
@@ -233,8 +277,9 @@ type Solver struct {
 	pcg rand.PCG
 	rng *rand.Rand
 	// sc is Recover's copy of scSrc's Phi scaled by a power of two (see
-	// Solver.rescaled).
-	sc, scSrc *Problem
+	// Solver.rescaled), with the signs of the last call.
+	sc    *Problem
+	scSrc *phiData
 	// The workspaces of Recover's stages (see Recover), in their order:
 	// the sign regression, the continuation (and the reweighting), the
 	// consistency cell that the support search, center, polish and
@@ -248,6 +293,8 @@ type Solver struct {
 	ch   choiceWork
 	ew   centroidWork
 	pw   pursuitWork
+	// bw is Solver.BIHT's workspace.
+	bw bihtWork
 }
 
 // acquire marks s busy and panics if it already is.
@@ -295,23 +342,26 @@ func (s *Solver) resize(p *Problem) {
 // vector replaces the estimate when its objective is lower.
 //
 // Solve returns an error wrapping ErrBadInput, before any work, for a nil
-// p, invalid options (the engine's included), len(x) != N, or a StartGiven
-// x that is zero or not finite (any finite non-zero x, however small or
-// large, is a valid start). It returns the engine's errors (wrapping
-// context.Canceled and the like on cancellation, checked at every FISTA
-// step, or neadmm.ErrNotFinite) during the solve; x then holds the
-// normalized last iterate when it is finite. The Result is meaningful in
-// every case.
+// Solver or context, a nil or zero p, invalid options (the engine's
+// included, and those too large for this Phi), len(x) != N, or a
+// StartGiven x that is zero or not finite (any finite non-zero x, however
+// small or large, is a valid start). During the solve it returns the
+// engine's errors: on cancellation (checked at every FISTA step) wrapping
+// context.Canceled and the like; for a value that leaves the
+// floating-point range, which options extreme for this Phi can still
+// cause, wrapping both ErrBadInput and neadmm.ErrNotFinite and naming the
+// options. x then holds the normalized last iterate when it is finite.
+// The Result is meaningful in every case.
 func (s *Solver) Solve(ctx context.Context, p *Problem, x []float64, opt Options) (Result, error) {
 	res := Result{Objective: math.NaN(), Rho: opt.Rho}
-	if p == nil {
-		return res, fmt.Errorf("%w: nil *Problem", ErrBadInput)
+	if err := checkCall("Solve", s, ctx, p, x); err != nil {
+		return res, err
 	}
 	if err := opt.check(); err != nil {
 		return res, err
 	}
-	if len(x) != p.n {
-		return res, fmt.Errorf("%w: len(x) = %d, want N = %d", ErrBadInput, len(x), p.n)
+	if err := opt.checkOn(phiSize{p.frob, p.n}); err != nil {
+		return res, err
 	}
 	if opt.Start == StartGiven {
 		for j, v := range x {
@@ -363,6 +413,24 @@ func (s *Solver) Solve(ctx context.Context, p *Problem, x []float64, opt Options
 	}
 	s.count(&res)
 	return res, err
+}
+
+// checkCall returns an error wrapping ErrBadInput, naming fn, for a nil
+// Solver, context or Problem, a zero Problem or len(x) != N.
+func checkCall(fn string, s *Solver, ctx context.Context, p *Problem, x []float64) error {
+	switch {
+	case s == nil:
+		return fmt.Errorf("%w: %s: nil *Solver", ErrBadInput, fn)
+	case ctx == nil:
+		return fmt.Errorf("%w: %s: nil context (use context.Background())", ErrBadInput, fn)
+	}
+	if err := p.valid(fn); err != nil {
+		return err
+	}
+	if len(x) != p.n {
+		return fmt.Errorf("%w: %s: len(x) = %d, want N = %d", ErrBadInput, fn, len(x), p.n)
+	}
+	return nil
 }
 
 // count fills the product counts of res from both operators.
@@ -508,6 +576,14 @@ func (s *Solver) run(ctx context.Context, p *Problem, opt Options, weighted bool
 	sp.inner = 0
 	var prob neadmm.Problem = sp
 	er, err := s.admm.Solve(ctx, prob, s.x[:k], s.w[:k], s.dual[:1+k], opt.engine())
+	if err != nil && !(ctx.Err() != nil && errors.Is(err, ctx.Err())) {
+		// Not a cancellation: on data NewProblem accepted and options
+		// checkOn accepted, only options extreme for this Phi make a value
+		// leave the floating-point range (a multiplier or a tolerance the
+		// engine scales by it, say).
+		err = fmt.Errorf("%w: a value left the floating-point range at Lambda = %g, Rho = %g, EpsAbs = %g, EpsRel = %g "+
+			"(options too extreme for this Phi): %w", ErrBadInput, opt.Lambda, opt.Rho, opt.EpsAbs, opt.EpsRel, err)
+	}
 	return Result{
 		Iterations: er.Iterations, Reason: er.Reason, Primal: er.Primal, Dual: er.Dual, Rho: er.Rho,
 		Objective: math.NaN(), InnerIterations: sp.inner,

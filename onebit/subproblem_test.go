@@ -260,7 +260,7 @@ func TestLossCap(t *testing.T) {
 		// 0.25 + 1 + 2.25 + 9 + 0.5625 + 1.5625.
 		{0, 14.625, []float64{-1, -2, -3, 6, 1.5, 0, 0, 0, 2.5}},
 	} {
-		p := &Problem{m: len(y), n: 1, y: y}
+		p := &Problem{phiData: &phiData{m: len(y), n: 1}, y: y}
 		var sp splitting
 		sp.resize(p.m, 1)
 		sp.p, sp.lambda, sp.cap = p, lambda, c.cap
