@@ -50,7 +50,9 @@ type LatencyResult struct {
 // ones, locked to its OS thread.
 type LatencyRow struct {
 	// Op is the function called: Dot, Axpy, SoftThreshold, BagScoresTo,
-	// Witnesses, ScoreBag, ScoreSparseBag, ReadModel, Solve or Recover.
+	// Witnesses, ScoreBag, ScoreSparseBag, ReadModel, Solve, Recover,
+	// WithSigns+Recover (a request on a fixed Phi: Problem.WithSigns, then
+	// Recover) or Solver.BIHT.
 	Op string `json:"op"`
 	// Size is "n=256" for the kernels, "N=256 M=128" for onebit, the
 	// data set for the bag rows, the bags' shape for the raw-bag rows and
@@ -94,7 +96,7 @@ type CDFPoint struct {
 var minCalls = map[string]int{"p90": 10, "p99": 100, "p99.9": 1000}
 
 // latencyOps are the -ops names, in the order run.
-var latencyOps = []string{"dot", "axpy", "softthreshold", "bag", "witnesses", "scorebag", "scoresparsebag", "readmodel", "solve", "recover"}
+var latencyOps = []string{"dot", "axpy", "softthreshold", "bag", "witnesses", "scorebag", "scoresparsebag", "readmodel", "solve", "recover", "withsigns", "biht"}
 
 // latencyCase is one row to measure: newCaller builds one goroutine's
 // state (its own buffers, Solver) and returns the call to time.
@@ -121,7 +123,8 @@ type latencyConfig struct {
 func latencyFlags(fs *FlagSet) RunFunc {
 	ops := fs.String("ops", strings.Join(latencyOps, ","), "comma-separated `calls` to time: "+strings.Join(latencyOps, ", "))
 	sizes := fs.String("sizes", "64,256,1024", "comma-separated, increasing vector `lengths` for dot, axpy and softthreshold")
-	problems := fs.String("problems", "256x128,1000x500", "comma-separated 1-bit problem sizes `NxM` (signal length x measurements) for solve and recover")
+	problems := fs.String("problems", "256x128,1000x500,2000x1000",
+		"comma-separated 1-bit problem sizes `NxM` (signal length x measurements) for solve, recover, withsigns and biht")
 	goroutines := fs.String("goroutines", "1,2", "comma-separated, increasing numbers of `goroutines` calling at once (each with its own buffers and Solver)")
 	scale := fs.Float64("scale", 1, "multiply every row's number of calls by `f` (10 for tighter tails; 0.1 for a quick look)")
 	data := fs.String("data", "", "`dir` holding vaccine.svm, which the bag rows' model is fitted to (default: ../shared/data or $NEADMM_DATA when found; else synthetic bags)")
@@ -189,16 +192,19 @@ func parseProblems(s string) ([][2]int, error) {
 // 20000 for the calls of a microsecond or less, 2000 for ReadModel (tens
 // of microseconds), and for the 1-bit solvers
 // about 0.5 s of solving per row here (200 solves at 256x128, fewer as the
-// problem grows; Recover costs about 100 solves), but never fewer than 3.
+// problem grows; Recover, with or without WithSigns, costs about 100
+// solves, BIHT about 2), but never fewer than 3.
 func callsFor(op string, n, m int, scale float64) int {
 	base := 20000.0
 	switch op {
 	case "solve":
 		base = 200 * 256 * 128 / float64(n*m)
-	case "recover":
+	case "recover", "withsigns":
 		base = 20 * 256 * 128 / float64(n*m)
 	case "readmodel":
 		base = 2000
+	case "biht":
+		base = 100 * 256 * 128 / float64(n*m)
 	}
 	return max(3, int(math.Round(base*scale)))
 }
@@ -206,7 +212,8 @@ func callsFor(op string, n, m int, scale float64) int {
 // warmupFor returns the untimed calls before a row of cheap calls: a tenth
 // of the timed ones, and at least one per input the callers cycle through,
 // so every buffer is sized and every input in cache before timing. (The
-// solver rows warm up with one call, which sizes the Solver.)
+// solver rows warm up with one call per input, which sizes the Solver
+// for each: a Recover on an input not seen yet can grow its buffers.)
 func warmupFor(calls, inputs int) int { return max(calls/10, inputs) }
 
 func runLatency(ctx context.Context, env *Env, cfg latencyConfig) error {
@@ -320,10 +327,16 @@ func latencyCases(ctx context.Context, env *Env, cfg latencyConfig, res *Latency
 				}
 				calls := callsFor(op, p[0], p[1], cfg.scale)
 				c := latencyCase{family: "onebit, one decode (reused Solver)", size: fmt.Sprintf("N=%d M=%d", p[0], p[1]),
-					calls: calls, warmup: 1, newCaller: solverCaller(op, probs)}
+					calls: calls, warmup: len(probs), newCaller: solverCaller(op, probs)}
 				c.op = map[string]string{"solve": "Solve", "recover": "Recover"}[op]
 				cases = append(cases, c)
 			}
+		case "withsigns", "biht":
+			cs, err := decodeCases(ctx, op, cfg, env.Seed)
+			if err != nil {
+				return nil, err
+			}
+			cases = append(cases, cs...)
 		}
 	}
 	return cases, nil
@@ -572,6 +585,106 @@ func solverCaller(op string, probs []*onebit.Problem) func() caller {
 		opt := onebit.DefaultRecoverOptions()
 		return func(ctx context.Context, i int) error {
 			_, err := s.Recover(ctx, probs[i%len(probs)], x, opt)
+			return err
+		}
+	}
+}
+
+// decodeCases returns the rows of a decoder on a fixed Phi, one per
+// problem size: "withsigns" times a request, Problem.WithSigns of a
+// Problem made once (shared by the goroutines) and Recover with the
+// goroutine's Solver, cycling through 4 sign vectors; "biht" times
+// Solver.BIHT told K on the 4 instances of the solve rows.
+func decodeCases(ctx context.Context, op string, cfg latencyConfig, seed uint64) ([]latencyCase, error) {
+	var cases []latencyCase
+	for _, sz := range cfg.problems {
+		n, m := sz[0], sz[1]
+		c := latencyCase{family: "onebit, one decode (reused Solver)", size: fmt.Sprintf("N=%d M=%d", n, m),
+			calls: callsFor(op, n, m, cfg.scale), warmup: 4} // one per input
+		if op == "withsigns" {
+			base, ys, err := decodeSigns(ctx, n, m, seed)
+			if err != nil {
+				return nil, err
+			}
+			c.op, c.newCaller = "WithSigns+Recover", withSignsCaller(base, ys)
+		} else {
+			probs, err := onebitProblems(ctx, n, m, seed)
+			if err != nil {
+				return nil, err
+			}
+			c.op, c.newCaller = "Solver.BIHT", bihtCaller(probs, min(10, n/4))
+		}
+		cases = append(cases, c)
+	}
+	return cases, nil
+}
+
+// decodeSigns returns the Problem of one instance of size N x M (K =
+// min(10, N/4)), made once, and 4 sign vectors on its Phi: its own and
+// sign(Phi x) for the signals of 3 other instances.
+func decodeSigns(ctx context.Context, n, m int, seed uint64) (*onebit.Problem, [][]float64, error) {
+	k := min(10, n/4)
+	in, err := onebit.Generate(onebit.GenOptions{N: n, M: m, K: k, Seed: instanceSeed(seed, 70, n, m, 0)})
+	if err != nil {
+		return nil, nil, err
+	}
+	base, err := in.Problem()
+	if err != nil {
+		return nil, nil, err
+	}
+	ys := [][]float64{in.Y}
+	for i := 1; i < 4; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		sig, err := onebit.Generate(onebit.GenOptions{N: n, M: 1, K: k, Seed: instanceSeed(seed, 70, n, m, i)}) // its X only
+		if err != nil {
+			return nil, nil, err
+		}
+		y := make([]float64, m)
+		vec.MulVec(y, in.Phi, m, n, sig.X)
+		for r, v := range y {
+			y[r] = 1
+			if v < 0 {
+				y[r] = -1
+			}
+		}
+		ys = append(ys, y)
+	}
+	return base, ys, nil
+}
+
+// withSignsCaller returns callers that decode sign vector i mod 4 on
+// base's Phi: WithSigns, then Recover (DefaultRecoverOptions) with one
+// reused Solver each.
+func withSignsCaller(base *onebit.Problem, ys [][]float64) func() caller {
+	return func() caller {
+		var s onebit.Solver
+		_, n := base.Dims()
+		x := make([]float64, n)
+		opt := onebit.DefaultRecoverOptions()
+		return func(ctx context.Context, i int) error {
+			p, err := base.WithSigns(ys[i%len(ys)])
+			if err != nil {
+				return err
+			}
+			_, err = s.Recover(ctx, p, x, opt)
+			return err
+		}
+	}
+}
+
+// bihtCaller returns callers that run Solver.BIHT told k (at most
+// onebit.DefaultBIHTMaxIter iterations) on problem i mod 4 with one
+// reused Solver each.
+func bihtCaller(probs []*onebit.Problem, k int) func() caller {
+	return func() caller {
+		var s onebit.Solver
+		_, n := probs[0].Dims()
+		x := make([]float64, n)
+		opt := onebit.BIHTOptions{K: k, MaxIter: onebit.DefaultBIHTMaxIter}
+		return func(ctx context.Context, i int) error {
+			_, err := s.BIHT(ctx, probs[i%len(probs)], x, opt)
 			return err
 		}
 	}

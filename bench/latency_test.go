@@ -157,3 +157,28 @@ func TestLatencyTourArgs(t *testing.T) {
 	ops := splitList(fs.Lookup("ops").Value.String())
 	assert.True(t, slices.Contains(ops, "bag") && slices.Contains(ops, "solve"), "the tour shows a bag scored and a decode: %v", ops)
 }
+
+// TestLatencyDecodeRows runs the rows of a decoder on a fixed Phi:
+// WithSigns+Recover (two allocations per request, the Problem and its
+// copy of the signs) and Solver.BIHT (none), each at every -problems
+// size, in the onebit table.
+func TestLatencyDecodeRows(t *testing.T) {
+	res, _, out := latencyRows(t, context.Background(), exitOK, t.TempDir(), "-ops", "withsigns,biht",
+		"-problems", "16x8,32x16", "-scale", "0.01", "-goroutines", "1,2")
+	var got []string
+	for _, r := range res.Rows {
+		got = append(got, r.Op+" "+r.Size+" ×"+itoa(r.Goroutines))
+		name := r.Op + " " + r.Size + " ×" + itoa(r.Goroutines)
+		assert.Equal(t, 4, r.Warmup, "%s: one warm-up call per input", name)
+		if r.Op == "Solver.BIHT" {
+			assert.Less(t, r.AllocsPerCall, 0.1, "%s: %g allocations per call", name, r.AllocsPerCall)
+		} else {
+			assert.InDelta(t, 2, r.AllocsPerCall, 0.1, "%s: %g allocations per call", name, r.AllocsPerCall)
+		}
+	}
+	assert.Equal(t, []string{
+		"WithSigns+Recover N=16 M=8 ×1", "WithSigns+Recover N=16 M=8 ×2", "WithSigns+Recover N=32 M=16 ×1", "WithSigns+Recover N=32 M=16 ×2",
+		"Solver.BIHT N=16 M=8 ×1", "Solver.BIHT N=16 M=8 ×2", "Solver.BIHT N=32 M=16 ×1", "Solver.BIHT N=32 M=16 ×2",
+	}, got)
+	assert.Equal(t, 1, strings.Count(out, "### onebit, one decode (reused Solver)"), "one table")
+}
