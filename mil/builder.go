@@ -12,7 +12,9 @@ import (
 // do: instances of one bag may come in any order and interleaved with other
 // bags; Build groups them by bag, keeping bags in order of first appearance
 // and instances of a bag in the order they were added. Use it to build
-// synthetic data. A Builder is not safe for concurrent use.
+// synthetic data. A Builder is not safe for concurrent use. The zero
+// Builder is NewBuilder(0); a nil *Builder refuses every call with an
+// error wrapping ErrBadInput (NumInstances: 0).
 //
 // Memory: rows start accumulating dense when the first instance is added
 // with AddDense, sparse with AddSparse; dense accumulation switches to
@@ -24,6 +26,9 @@ type Builder struct {
 	sparse   bool
 	n        int
 	denseCap int // cells of dense accumulation before switching to sparse
+	// denseHint is a loader's estimate of the final size of dense (0:
+	// none), which growDense grows it to.
+	denseHint int
 
 	dense  []float64 // dense mode: n*cols
 	rowptr []int     // sparse mode: n+1
@@ -55,6 +60,18 @@ func NewBuilder(numFeatures int) *Builder {
 
 func (b *Builder) reset(cols, denseCap int) {
 	*b = Builder{cols: cols, denseCap: denseCap, rowptr: []int{0}, bagIdx: map[string]int{}, grouped: true, maxCol: -1}
+}
+
+// ready returns an error for a nil b, and makes the zero Builder
+// NewBuilder(0).
+func (b *Builder) ready(fn string) error {
+	if b == nil {
+		return badInput("Builder.%s: nil Builder", fn)
+	}
+	if b.bagIdx == nil {
+		b.reset(max(b.cols, 0), DefaultMaxDenseCells)
+	}
+	return nil
 }
 
 // LabelConflictError reports a bag whose instances disagree on the label.
@@ -155,6 +172,9 @@ func (b *Builder) denseRoom(cols int) bool {
 // reverse, len(x) is wrong or above MaxFeaturesLimit, or a value is NaN or
 // ±Inf.
 func (b *Builder) AddDense(bagID, instanceID string, label float64, x []float64) error {
+	if err := b.ready("AddDense"); err != nil {
+		return err
+	}
 	cols := b.cols
 	if cols == 0 {
 		if len(x) == 0 {
@@ -215,6 +235,9 @@ func wrapAdd(fn string, err error) error {
 // >= NumFeatures (when known) or >= MaxFeaturesLimit, or not increasing,
 // or a value is NaN or ±Inf.
 func (b *Builder) AddSparse(bagID, instanceID string, label float64, index []int, value []float64) error {
+	if err := b.ready("AddSparse"); err != nil {
+		return err
+	}
 	if len(index) != len(value) {
 		return badInput("AddSparse: len(index) = %d != len(value) = %d", len(index), len(value))
 	}
@@ -261,7 +284,12 @@ func (b *Builder) AddSparse(bagID, instanceID string, label float64, index []int
 }
 
 // NumInstances returns the number of instances added so far.
-func (b *Builder) NumInstances() int { return b.n }
+func (b *Builder) NumInstances() int {
+	if b == nil {
+		return 0
+	}
+	return b.n
+}
 
 // Build returns the dataset of the instances added so far, stored as opt
 // says (nil: Auto, default caps), and resets the Builder to empty (keeping
@@ -272,6 +300,9 @@ func (b *Builder) NumInstances() int { return b.n }
 // storage); all but ErrNoInstances wrap ErrBadInput, the caps also
 // ErrTooLarge.
 func (b *Builder) Build(opt *LoadOptions) (*Dataset, error) {
+	if err := b.ready("Build"); err != nil {
+		return nil, err
+	}
 	lim, err := opt.resolve()
 	if err != nil {
 		return nil, err

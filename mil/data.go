@@ -61,39 +61,72 @@ func (d *Dataset) checkUsable(fn string) error {
 	return nil
 }
 
-// usable reports whether d (not nil) was built by a constructor: the
-// check of checkUsable without its error, for callers that must not
-// allocate when d is fine (the Model's prediction methods).
-func (d *Dataset) usable() bool { return d.m != nil && len(d.bagPtr) > 0 }
+// usable reports whether d was built by a constructor (not nil, not the
+// zero Dataset): the check of checkUsable without its error, for callers
+// that must not allocate when d is fine (the Model's prediction methods).
+func (d *Dataset) usable() bool { return d != nil && d.m != nil && len(d.bagPtr) > 0 }
+
+// The accessors below work on a nil or zero Dataset, which has no bags,
+// no instances and no features (0, nil or false); the methods returning
+// an error refuse it with ErrBadInput, and the products panic on it.
 
 // NumBags returns the number of bags.
-func (d *Dataset) NumBags() int { return len(d.bagSrc) }
+func (d *Dataset) NumBags() int {
+	if d == nil {
+		return 0
+	}
+	return len(d.bagSrc)
+}
 
 // NumInstances returns the number of instances in all bags.
-func (d *Dataset) NumInstances() int { return d.bagPtr[len(d.bagPtr)-1] }
+func (d *Dataset) NumInstances() int {
+	if d == nil || len(d.bagPtr) == 0 {
+		return 0
+	}
+	return d.bagPtr[len(d.bagPtr)-1]
+}
 
 // NumFeatures returns the number of features D of every instance.
-func (d *Dataset) NumFeatures() int { return d.m.cols }
+func (d *Dataset) NumFeatures() int {
+	if d == nil || d.m == nil {
+		return 0
+	}
+	return d.m.cols
+}
 
 // IsSparse reports whether the features are stored sparse (CSR), which
 // selects the sparse paths of the products.
-func (d *Dataset) IsSparse() bool { return d.m.dense == nil }
+func (d *Dataset) IsSparse() bool { return d != nil && d.m != nil && d.m.dense == nil }
 
 // BagPtr returns the bag offsets: bag k owns instances BagPtr()[k] to
 // BagPtr()[k+1]-1. len(BagPtr()) == NumBags()+1, BagPtr()[0] == 0 and
 // BagPtr()[NumBags()] == NumInstances(). The slice is shared: do not modify it.
-func (d *Dataset) BagPtr() []int { return d.bagPtr }
+func (d *Dataset) BagPtr() []int {
+	if d == nil {
+		return nil
+	}
+	return d.bagPtr
+}
 
 // BagRange returns the instance range [start, end) of bag k. It panics if k
 // is out of range.
 func (d *Dataset) BagRange(k int) (start, end int) { return d.bagPtr[k], d.bagPtr[k+1] }
 
 // Labels returns the bag labels (0 or 1), one per bag, or nil for a
-// dataset built without labels. The slice is shared: do not modify it.
-func (d *Dataset) Labels() []float64 { return d.labels }
+// dataset built without labels (or a nil Dataset). The slice is shared: do
+// not modify it.
+func (d *Dataset) Labels() []float64 {
+	if d == nil {
+		return nil
+	}
+	return d.labels
+}
 
 // Positives returns the number of bags labelled 1.
 func (d *Dataset) Positives() int {
+	if d == nil {
+		return 0
+	}
 	p := 0
 	for _, y := range d.labels {
 		if y == 1 {
@@ -135,6 +168,9 @@ func (d *Dataset) srcRow(i int) int {
 // NNZ returns the number of non-zero feature values over all instances
 // (for sparse storage, the stored entries: NewSparse may store zeros).
 func (d *Dataset) NNZ() int {
+	if !d.usable() {
+		return 0
+	}
 	nnz := 0
 	for _, r := range d.runs {
 		if d.IsSparse() {
@@ -151,8 +187,11 @@ func (d *Dataset) NNZ() int {
 }
 
 // Density returns NNZ()/(NumInstances()*NumFeatures()), the fraction of
-// non-zero feature values.
+// non-zero feature values: 0 for a nil or zero Dataset.
 func (d *Dataset) Density() float64 {
+	if !d.usable() {
+		return 0
+	}
 	return float64(d.NNZ()) / (float64(d.NumInstances()) * float64(d.NumFeatures()))
 }
 
@@ -279,7 +318,7 @@ func (d *Dataset) bagValues(k int) float64 {
 // learner running hundreds of products on a dense cross-validation fold
 // should Materialize it first: the copy costs about one product pair.
 func (d *Dataset) Materialize() *Dataset {
-	if len(d.runs) == 1 && d.runs[0].src == 0 && d.runs[0].n == d.m.rows {
+	if !d.usable() || len(d.runs) == 1 && d.runs[0].src == 0 && d.runs[0].n == d.m.rows {
 		return d
 	}
 	return d.copyAs(d.storageKind())

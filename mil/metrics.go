@@ -57,7 +57,7 @@ type Confusion struct {
 // length mismatch, a NaN score or threshold, or a label other than 0 or 1.
 func ConfusionAt(scores, labels []float64, threshold float64) (Confusion, error) {
 	if math.IsNaN(threshold) {
-		return Confusion{}, errors.New("mil: NaN threshold")
+		return Confusion{}, badInput("ConfusionAt: NaN threshold")
 	}
 	if _, _, err := checkScores(scores, labels); err != nil {
 		return Confusion{}, err

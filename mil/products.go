@@ -17,9 +17,13 @@ import (
 // (Inf*0 = NaN on the dense path only).
 
 // MulVec sets t = X beta + beta0, the scores of all instances in dataset
-// order: t[i] = x_i . beta + beta0. It panics if len(t) != NumInstances() or
-// len(beta) != NumFeatures(). t must not overlap beta.
+// order: t[i] = x_i . beta + beta0. It panics on a nil or zero Dataset, or if
+// len(t) != NumInstances() or len(beta) != NumFeatures(). t must not
+// overlap beta.
 func (d *Dataset) MulVec(t, beta []float64, beta0 float64) {
+	if !d.usable() {
+		panic("mil.Dataset.MulVec: nil or zero Dataset")
+	}
 	if len(t) != d.NumInstances() || len(beta) != d.m.cols {
 		panic("mil.Dataset.MulVec: dimension mismatch")
 	}
@@ -58,10 +62,13 @@ func (d *Dataset) mulVecSparse(t, beta []float64, beta0 float64) {
 
 // MulTransVec sets g = X^T r for a vector r over the instances (dataset
 // order). If len(g) == NumFeatures()+1 it also sets g[NumFeatures()] = sum(r),
-// so g = [X 1]^T r, the gradient of a linear model with bias. It panics if
-// len(r) != NumInstances() or len(g) is neither NumFeatures() nor
-// NumFeatures()+1. g must not overlap r.
+// so g = [X 1]^T r, the gradient of a linear model with bias. It panics on a nil or
+// zero Dataset, or if len(r) != NumInstances() or len(g) is neither
+// NumFeatures() nor NumFeatures()+1. g must not overlap r.
 func (d *Dataset) MulTransVec(g, r []float64) {
+	if !d.usable() {
+		panic("mil.Dataset.MulTransVec: nil or zero Dataset")
+	}
 	cols := d.m.cols
 	if len(r) != d.NumInstances() || (len(g) != cols && len(g) != cols+1) {
 		panic("mil.Dataset.MulTransVec: dimension mismatch")
@@ -115,9 +122,12 @@ func (d *Dataset) mulTransVecSparse(g, r []float64) {
 // holds NumInstances(). Both triangles are filled (the matrix is exactly
 // symmetric). It is the quadratic term of the lasso in (beta, beta0) that a
 // learner can precompute once per fit. Cost: O(NumInstances*D^2) dense,
-// O(sum of squared row non-zeros) sparse. It panics if
-// len(dst) != (D+1)*(D+1).
+// O(sum of squared row non-zeros) sparse. It panics on a nil or
+// zero Dataset, or if len(dst) != (D+1)*(D+1).
 func (d *Dataset) Gram(dst []float64) {
+	if !d.usable() {
+		panic("mil.Dataset.Gram: nil or zero Dataset")
+	}
 	if len(dst) != (d.m.cols+1)*(d.m.cols+1) {
 		panic("mil.Dataset.Gram: len(dst) != (NumFeatures()+1)^2")
 	}

@@ -321,7 +321,7 @@ func (p Protocol) runSplit(ctx context.Context, data *Dataset, s Split, score Sc
 		return fmt.Errorf("mil: %s: %w", where, err)
 	}
 	if len(sc) != test.NumBags() {
-		return fmt.Errorf("mil: %s: %d scores for %d test bags", where, len(sc), test.NumBags())
+		return badInput("%s: the score function returned %d scores for %d test bags", where, len(sc), test.NumBags())
 	}
 	m, err := Evaluate(sc, test.Labels(), p.Threshold)
 	if err != nil {
@@ -360,8 +360,12 @@ func meanStd(res []FoldResult) (mean, std Metrics) {
 // Pooled returns the test scores and labels of all folds concatenated (each
 // bag once per repeat for cross-validation), the input of pooled curves.
 // Scores from different folds come from different models, so pooled curves
-// mix their calibrations; the per-fold Metrics do not.
+// mix their calibrations; the per-fold Metrics do not. A nil Report has
+// none.
 func (r *Report) Pooled() (scores, labels []float64) {
+	if r == nil {
+		return nil, nil
+	}
 	for _, f := range r.Folds {
 		scores = append(scores, f.Scores...)
 		labels = append(labels, f.Labels...)
@@ -375,8 +379,12 @@ func (r *Report) PooledROC() ([]ROCPoint, error) { return ROC(r.Pooled()) }
 // PooledPR returns the precision-recall curve of the pooled test scores.
 func (r *Report) PooledPR() ([]PRPoint, error) { return PR(r.Pooled()) }
 
-// String formats the report as a table of mean ± std per metric.
+// String formats the report as a table of mean ± std per metric ("<nil>"
+// for a nil Report).
 func (r *Report) String() string {
+	if r == nil {
+		return "<nil>"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%d splits, threshold %g)\n", r.Protocol.Name, len(r.Folds), r.Protocol.Threshold)
 	mf, sf := r.Mean.fields(), r.Std.fields()

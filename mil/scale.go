@@ -53,13 +53,22 @@ func (t *ticker) tick(work int) error {
 // It returns an error wrapping ErrBadInput for a nil ctx or train, or for
 // a non-constant column whose standard deviation underflows to 0 (only
 // possible when all its values are below about 1e-298 in magnitude), and ctx's error (wrapped)
-// when ctx ends first; it checks ctx every 65536 values.
+// when ctx ends first; it checks ctx every 65536 values. Its vectors over
+// the features (57 bytes per feature) are checked
+// against DefaultMaxBytes, as Fit checks its own, before they are
+// allocated: more features than that (only possible for a dataset built
+// with LoadOptions.MaxFeatures raised) is an error also wrapping
+// ErrTooLarge.
 func FitScaler(ctx context.Context, train *Dataset) (*Scaler, error) {
 	if ctx == nil {
 		return nil, badInput("FitScaler: nil context")
 	}
 	if err := train.checkUsable("FitScaler"); err != nil {
 		return nil, err
+	}
+	if need := scalerBytes * float64(train.NumFeatures()); need > DefaultMaxBytes {
+		return nil, tooLarge("FitScaler: %d features need about %.3g bytes of column statistics, above DefaultMaxBytes = %d",
+			train.NumFeatures(), need, DefaultMaxBytes)
 	}
 	st, err := fitColumns(ctx, train)
 	if err != nil {
@@ -76,6 +85,11 @@ func FitScaler(ctx context.Context, train *Dataset) (*Scaler, error) {
 	}
 	return s, nil
 }
+
+// scalerBytes bounds what fitColumns allocates per feature: seven vectors
+// of 8 bytes (the ranges, the counts, the factors, the moments) and a
+// flag.
+const scalerBytes = 7*8 + 1
 
 // colStats are the statistics of the columns of a training set: the
 // mean and population standard deviation of each (both unscaled; sd > 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -420,4 +421,22 @@ func TestScalerApplyOverflowNamesEntry(t *testing.T) {
 	requireBadInput(t, err, false, "instance 1 feature 0 scaled by 1e-10 overflows")
 	_, err = s.Apply(context.Background(), convert(t, d, Dense))
 	requireBadInput(t, err, false, "instance 1 feature 0 scaled by 1e-10 overflows")
+}
+
+// TestFitScalerFeaturesCapped: FitScaler on a dataset of MaxFeaturesLimit
+// features (sparse, built with LoadOptions.MaxFeatures raised) is refused
+// before its vectors over the features (about 120 GB) are allocated, as
+// Fit refuses it; a child with 1 GiB of address space runs it.
+func TestFitScalerFeaturesCapped(t *testing.T) {
+	if !inChild(t, childBudget) {
+		return
+	}
+	d, err := ReadSparse(strings.NewReader("a:1:1 2147483646:1\nb:2:0 1:1\n"), &LoadOptions{Storage: Sparse, MaxFeatures: MaxFeaturesLimit})
+	require.NoError(t, err)
+	s, err := FitScaler(context.Background(), d)
+	assert.Nil(t, s)
+	requireBadInput(t, err, true, "FitScaler: 2147483646 features need about 1.22e+11 bytes of column statistics, above DefaultMaxBytes = 2147483648")
+	_, err = Fit(context.Background(), d, DefaultOptions())
+	requireBadInput(t, err, true, "Options.MaxBytes")
+	logPeak(t)
 }

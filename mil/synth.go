@@ -1,7 +1,6 @@
 package mil
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 )
@@ -54,8 +53,11 @@ type SynthTruth struct {
 // |s| + Margin/2 for the Witnesses chosen instances of each positive bag
 // and -(|s| + Margin/2) for every other instance. A bag is thus positive
 // exactly when one of its instances scores above 0, with a gap of Margin
-// between witnesses and the rest. It returns an error for a configuration
-// outside the documented ranges.
+// between witnesses and the rest. It returns an error wrapping ErrBadInput
+// for a configuration outside the documented ranges, and one also wrapping
+// ErrTooLarge, before allocating, when Features exceeds DefaultMaxFeatures
+// or Bags*MaxInstances*Features exceeds DefaultMaxDenseCells (the
+// instances are drawn dense).
 func Synthetic(cfg SynthConfig) (*Dataset, *SynthTruth, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
@@ -103,21 +105,28 @@ func (cfg SynthConfig) withDefaults() SynthConfig {
 func (cfg *SynthConfig) validate() error {
 	switch {
 	case cfg.Bags < 2:
-		return fmt.Errorf("mil: Synthetic: Bags = %d, want >= 2", cfg.Bags)
+		return badInput("Synthetic: Bags = %d, want >= 2", cfg.Bags)
 	case cfg.Features < 1:
-		return fmt.Errorf("mil: Synthetic: Features = %d, want >= 1", cfg.Features)
+		return badInput("Synthetic: Features = %d, want >= 1", cfg.Features)
 	case cfg.MinInstances < 1 || cfg.MaxInstances < cfg.MinInstances:
-		return fmt.Errorf("mil: Synthetic: bag sizes [%d, %d], want 1 <= min <= max", cfg.MinInstances, cfg.MaxInstances)
+		return badInput("Synthetic: bag sizes [%d, %d], want 1 <= min <= max", cfg.MinInstances, cfg.MaxInstances)
 	case cfg.Relevant < 1 || cfg.Relevant > cfg.Features:
-		return fmt.Errorf("mil: Synthetic: Relevant = %d, want in [1, %d]", cfg.Relevant, cfg.Features)
+		return badInput("Synthetic: Relevant = %d, want in [1, %d]", cfg.Relevant, cfg.Features)
 	case cfg.Witnesses < 1 || cfg.Witnesses > cfg.MinInstances:
-		return fmt.Errorf("mil: Synthetic: Witnesses = %d, want in [1, MinInstances = %d]", cfg.Witnesses, cfg.MinInstances)
+		return badInput("Synthetic: Witnesses = %d, want in [1, MinInstances = %d]", cfg.Witnesses, cfg.MinInstances)
 	case !(cfg.PositiveFraction > 0 && cfg.PositiveFraction < 1):
-		return fmt.Errorf("mil: Synthetic: PositiveFraction = %g, want in (0, 1)", cfg.PositiveFraction)
+		return badInput("Synthetic: PositiveFraction = %g, want in (0, 1)", cfg.PositiveFraction)
 	case !(cfg.Margin > 0) || math.IsInf(cfg.Margin, 0):
-		return fmt.Errorf("mil: Synthetic: Margin = %g, want finite and > 0 (0 selects 1)", cfg.Margin)
+		return badInput("Synthetic: Margin = %g, want finite and > 0 (0 selects 1)", cfg.Margin)
 	case !(cfg.Density > 0 && cfg.Density <= 1):
-		return fmt.Errorf("mil: Synthetic: Density = %g, want in (0, 1]", cfg.Density)
+		return badInput("Synthetic: Density = %g, want in (0, 1]", cfg.Density)
+	case cfg.Features > DefaultMaxFeatures:
+		return tooLarge("Synthetic: Features = %d exceeds DefaultMaxFeatures = %d", cfg.Features, DefaultMaxFeatures)
+	case float64(cfg.Bags)*float64(cfg.MaxInstances)*float64(cfg.Features) > DefaultMaxDenseCells:
+		// The instances are drawn dense (then converted when sparse):
+		// Bags*MaxInstances rows bound them before the sizes are drawn.
+		return tooLarge("Synthetic: %d bags of up to %d instances of %d features are up to %.4g values, above DefaultMaxDenseCells = %d",
+			cfg.Bags, cfg.MaxInstances, cfg.Features, float64(cfg.Bags)*float64(cfg.MaxInstances)*float64(cfg.Features), DefaultMaxDenseCells)
 	}
 	return nil
 }

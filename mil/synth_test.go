@@ -75,10 +75,38 @@ func TestSynthetic(t *testing.T) {
 		{Bags: 5, Features: 2, MinInstances: 1, MaxInstances: 2, Margin: -math.SmallestNonzeroFloat64},
 		{Bags: 5, Features: 2, MinInstances: 1, MaxInstances: 2, Density: 2},
 	} {
-		if _, _, err := Synthetic(bad); err == nil {
-			t.Errorf("%+v: no error", bad)
-		}
+		_, _, err := Synthetic(bad)
+		assert.ErrorIs(t, err, ErrBadInput, "%+v", bad)
+		assert.NotErrorIs(t, err, ErrTooLarge, "%+v", bad)
 	}
+}
+
+// TestSyntheticSizesCapped: a configuration asking for more than the
+// caps (2^33 features: 64 GiB; more dense values than
+// DefaultMaxDenseCells) is refused before anything is allocated, in a
+// child whose address space is 1 GiB; at the caps it is not refused.
+func TestSyntheticSizesCapped(t *testing.T) {
+	if !inChild(t, childBudget) {
+		return
+	}
+	for _, c := range []struct {
+		cfg SynthConfig
+		msg string
+	}{
+		{SynthConfig{Bags: 2, Features: 1 << 33, MinInstances: 1, MaxInstances: 1}, "Features = 8589934592 exceeds DefaultMaxFeatures = 1048576"},
+		{SynthConfig{Bags: 1 << 30, Features: 1, MinInstances: 1, MaxInstances: 1}, "1073741824 bags of up to 1 instances of 1 features are up to 1.074e+09 values, above DefaultMaxDenseCells"},
+		{SynthConfig{Bags: 2, Features: 1 << 10, MinInstances: 1, MaxInstances: 1 << 62}, "above DefaultMaxDenseCells"},
+		{SynthConfig{Bags: 1 << 9, Features: 1 << 10, MinInstances: 1, MaxInstances: 1<<9 + 1}, "above DefaultMaxDenseCells = 268435456"},
+	} {
+		d, truth, err := Synthetic(c.cfg)
+		assert.Nil(t, d)
+		assert.Nil(t, truth)
+		requireBadInput(t, err, true, c.msg)
+	}
+	// Bags x MaxInstances x Features = 2^28 exactly: allowed (checked on
+	// the bounds only, not drawn: 2 GiB).
+	assert.NoError(t, (&SynthConfig{Bags: 1 << 9, Features: 1 << 10, MinInstances: 1, MaxInstances: 1 << 9, Relevant: 1, Witnesses: 1, PositiveFraction: 0.5, Margin: 1, Density: 1}).validate())
+	logPeak(t)
 }
 
 // TestSyntheticMargin checks Margin's documented values: 0 selects the

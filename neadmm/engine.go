@@ -19,7 +19,8 @@ import (
 // at every solve could allocate at a random call, see lastCaps.) A Solver must
 // not be used by several goroutines at once (Solve panics if it is entered
 // while another call runs); solvers on different goroutines are
-// independent (the engine has no global state).
+// independent (the engine has no global state). Solve on a nil *Solver
+// returns an error wrapping ErrBadInput.
 type Solver struct {
 	busy              inUse
 	f1, f2, f2old, jt []float64
@@ -57,6 +58,9 @@ type Solver struct {
 // StopCancelled) on cancellation, also when a subproblem returns it. The
 // Result is meaningful in every case.
 func (sv *Solver) Solve(ctx context.Context, p Problem, x1, x2, y []float64, opt Options) (Result, error) {
+	if sv == nil {
+		return Result{Rho: opt.Rho, Objective: math.NaN(), Reason: StopInvalid}, fmt.Errorf("%w: Solve on a nil *Solver", ErrBadInput)
+	}
 	sv.busy.enter("neadmm: Solver.Solve")
 	defer sv.busy.leave()
 	res := Result{Rho: opt.Rho, Objective: math.NaN(), Reason: StopInvalid}

@@ -628,6 +628,12 @@ func TestSolveBadInput(t *testing.T) {
 	}
 	_, err := sv.Solve(context.Background(), sqrtProblem{}, buf[0:1], buf[1:2], buf[2:3], good)
 	require.NoError(t, err, "adjacent, not overlapping")
+	// A nil *Solver is refused, not dereferenced.
+	var nilSolver *neadmm.Solver
+	res, err := nilSolver.Solve(context.Background(), sqrtProblem{}, []float64{1}, []float64{1}, []float64{1}, good)
+	require.ErrorIs(t, err, neadmm.ErrBadInput)
+	assert.ErrorContains(t, err, "nil *Solver")
+	assert.Equal(t, neadmm.StopInvalid, res.Reason)
 }
 
 func TestSolveAllocs(t *testing.T) {

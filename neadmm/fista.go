@@ -166,7 +166,8 @@ type FISTAResult struct {
 //
 // A FISTA must not be used by several goroutines at once (Solve panics if
 // it is entered while another call runs). Use one FISTA per subproblem:
-// the learnt estimate L belongs to the problem it was learnt on.
+// the learnt estimate L belongs to the problem it was learnt on. Solve on
+// a nil *FISTA returns an error wrapping ErrBadInput.
 type FISTA struct {
 	// L is the Lipschitz estimate kept between solves: Solve with
 	// backtracking starts from max(opt.L, L) and, unless the search
@@ -208,6 +209,9 @@ const (
 // nothing; checking one that can be costs a few nanoseconds per check and
 // no allocation.
 func (s *FISTA) Solve(ctx context.Context, p FISTAProblem, x []float64, opt FISTAOptions) (FISTAResult, error) {
+	if s == nil {
+		return FISTAResult{Objective: math.NaN(), L: opt.L}, fmt.Errorf("%w: FISTA: Solve on a nil *FISTA", ErrBadInput)
+	}
 	s.busy.enter("neadmm: FISTA.Solve")
 	defer s.busy.leave()
 	res := FISTAResult{Objective: math.NaN(), L: opt.L}

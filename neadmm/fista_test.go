@@ -296,6 +296,10 @@ func TestFISTABadInput(t *testing.T) {
 	require.ErrorIs(t, err, ErrBadInput)
 	_, err = fs.Solve(ctx, nil, []float64{1}, good)
 	require.ErrorIs(t, err, ErrBadInput)
+	var nilFISTA *FISTA
+	_, err = nilFISTA.Solve(ctx, q, []float64{1}, good)
+	require.ErrorIs(t, err, ErrBadInput)
+	assert.ErrorContains(t, err, "nil *FISTA")
 	res, err := fs.Solve(ctx, q, nil, good)
 	require.NoError(t, err)
 	assert.True(t, res.Converged)
