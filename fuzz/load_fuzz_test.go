@@ -23,8 +23,9 @@ import (
 // which must agree with the loader its first-line rule picks.
 
 // maxDenseCells bounds rows*cols for the reads that may store dense, to keep
-// each execution fast (the loaders themselves refuse dense storage only
-// beyond mil.DefaultMaxDenseCells, checked separately).
+// each execution fast (the loaders themselves refuse dense storage beyond
+// mil.DefaultMaxDenseCells and mil.MaxDenseCellsPerByte, checked
+// separately).
 const maxDenseCells = 1 << 20
 
 // cells returns rows*cols without overflow on 32-bit platforms.
@@ -46,12 +47,15 @@ func options(b byte) *mil.LoadOptions {
 	}
 }
 
-// denseCap returns the dense cap opt applies.
-func denseCap(opt *mil.LoadOptions) int64 {
-	if opt == nil || opt.MaxDenseCells == 0 {
-		return mil.DefaultMaxDenseCells
+// denseCap returns the dense cap opt applies to an input of n bytes:
+// MaxDenseCells (or its default), and at most MaxDenseCellsPerByte values
+// per byte.
+func denseCap(opt *mil.LoadOptions, n int) int64 {
+	c := int64(mil.DefaultMaxDenseCells)
+	if opt != nil && opt.MaxDenseCells != 0 {
+		c = int64(opt.MaxDenseCells)
 	}
-	return int64(opt.MaxDenseCells)
+	return min(c, mil.MaxDenseCellsPerByte*int64(max(n, 1)))
 }
 
 // FuzzReadCSV fuzzes the dense CSV loader (and Read on the same text).
@@ -156,7 +160,7 @@ func checkLoad(t *testing.T, text string, optB byte, sparse bool) {
 		if ref.err != "" {
 			t.Errorf("accepted, but the format forbids the text: line %d: %s", ref.line, ref.err)
 		}
-		if e := checkDataset(d, &mil.LoadOptions{Storage: mil.Sparse}); e != nil {
+		if e := checkDataset(d, &mil.LoadOptions{Storage: mil.Sparse}, len(text)); e != nil {
 			t.Errorf("sparse storage: %v", e)
 		}
 		if ref.err == "" {
@@ -173,14 +177,14 @@ func checkLoad(t *testing.T, text string, optB byte, sparse bool) {
 		if cells(d.NumInstances(), d.NumFeatures()) <= maxDenseCells {
 			opt := options(optB)
 			d2, err := read(strings.NewReader(text), opt)
-			tooBig := cells(d.NumInstances(), d.NumFeatures()) > denseCap(opt)
+			tooBig := cells(d.NumInstances(), d.NumFeatures()) > denseCap(opt, len(text))
 			if opt != nil && opt.Storage == mil.Dense && tooBig {
 				if !errors.Is(err, mil.ErrTooLarge) || !errors.Is(err, mil.ErrBadInput) || d2 != nil {
-					t.Errorf("dense storage of %d x %d beyond the cap %d: error %v, want ErrTooLarge", d.NumInstances(), d.NumFeatures(), denseCap(opt), err)
+					t.Errorf("dense storage of %d x %d beyond the cap %d: error %v, want ErrTooLarge", d.NumInstances(), d.NumFeatures(), denseCap(opt, len(text)), err)
 				}
 			} else if err != nil {
 				t.Errorf("storage %+v: error %v, but sparse storage succeeded", opt, err)
-			} else if e := checkDataset(d2, opt); e != nil {
+			} else if e := checkDataset(d2, opt, len(text)); e != nil {
 				t.Errorf("storage %+v: %v", opt, e)
 			} else if e := sameDataset(d, d2); e != nil {
 				t.Errorf("storage %+v differs from sparse: %v", opt, e)
@@ -245,8 +249,8 @@ func checkLoadError(err error, text string) error {
 }
 
 // checkDataset checks Dataset's documented invariants and the storage opt
-// asks for.
-func checkDataset(d *mil.Dataset, opt *mil.LoadOptions) error {
+// asks for, read from n bytes.
+func checkDataset(d *mil.Dataset, opt *mil.LoadOptions, n int) error {
 	nb, ni, nf := d.NumBags(), d.NumInstances(), d.NumFeatures()
 	if nb < 1 || ni < nb || nf < 1 {
 		return fmt.Errorf("%d bags, %d instances, %d features", nb, ni, nf)
@@ -326,7 +330,7 @@ func checkDataset(d *mil.Dataset, opt *mil.LoadOptions) error {
 			wantSparse = float64(nnz) < opt.SparseDensity*float64(ni)*float64(nf)
 		}
 	}
-	if (opt == nil || opt.Storage == mil.Auto) && cells(ni, nf) > denseCap(opt) {
+	if (opt == nil || opt.Storage == mil.Auto) && cells(ni, nf) > denseCap(opt, n) {
 		wantSparse = true
 	}
 	if d.IsSparse() != wantSparse {

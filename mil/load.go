@@ -61,25 +61,49 @@ const bom = "\ufeff"
 
 // lineReader yields the non-blank lines of r with surrounding white space
 // (and so \r\n line ends) and a leading byte order mark removed, counting
-// all lines.
+// all lines and the bytes they took.
 type lineReader struct {
 	sc      *bufio.Scanner
 	line    int
 	maxLine int
-	tooLong bool // a line of maxLine+1 or +2 bytes, which the buffer holds
+	tooLong bool  // a line of maxLine+1 or +2 bytes, which the buffer holds
+	read    int64 // bytes of the lines scanned, line ends included
+	// cut reports that the last line scanned had no line end: the input
+	// ended there, or a read failed (sc.Err() then says which).
+	cut bool
 }
 
 func newLineReader(r io.Reader, maxLine int) *lineReader {
-	sc := bufio.NewScanner(r)
+	lr := &lineReader{sc: bufio.NewScanner(r), maxLine: maxLine}
 	// A line of maxLine bytes (without its line end, as the cap counts)
 	// and its "\r\n" must fit the buffer; next refuses the longer lines
-	// the two extra bytes let through.
-	sc.Buffer(make([]byte, min(64<<10, maxLine+2)), maxLine+2)
-	return &lineReader{sc: sc, maxLine: maxLine}
+	// the two extra bytes let through. (maxLine+2 saturates: a cap near
+	// MaxInt means no cap, not a negative size.)
+	tok := maxLine + 2
+	if maxLine > math.MaxInt-2 {
+		tok = math.MaxInt
+	}
+	lr.sc.Buffer(make([]byte, min(64<<10, tok)), tok)
+	lr.sc.Split(lr.split)
+	return lr
+}
+
+// split is bufio.ScanLines, counting the bytes taken and noting a last
+// line without its line end.
+func (lr *lineReader) split(data []byte, atEOF bool) (int, []byte, error) {
+	adv, tok, err := bufio.ScanLines(data, atEOF)
+	lr.read += int64(adv)
+	lr.cut = tok != nil && atEOF && bytes.IndexByte(data[:adv], '\n') < 0
+	return adv, tok, err
 }
 
 func (lr *lineReader) next() ([]byte, bool) {
 	for lr.sc.Scan() {
+		if lr.cut && lr.sc.Err() != nil {
+			// A read failed within this line: what arrived of it is not
+			// a line to parse, and err reports the read error.
+			return nil, false
+		}
 		lr.line++
 		line := lr.sc.Bytes()
 		if len(line) > lr.maxLine {
@@ -297,12 +321,14 @@ func readCSV(r io.Reader, lim limits, size int64) (*Dataset, error) {
 	if b == nil {
 		return nil, ErrNoInstances
 	}
+	lim.input = max(lr.read, 1)
 	return b.build(lim)
 }
 
 // csvBuilder returns the Builder of a CSV input whose first line, of
-// lineLen bytes, has nf features: nf within lim.maxFeatures, and its dense
-// array sized from the input size when known (size > 0).
+// lineLen bytes, has nf features: nf within lim.maxFeatures, and the
+// final size of its dense array estimated from the input size when known
+// (size > 0; see growDense).
 func csvBuilder(lr *lineReader, lim limits, size int64, lineLen, nf int) (*Builder, error) {
 	if nf > lim.maxFeatures {
 		return nil, lr.tooLargef("%d features exceed the cap of %d (LoadOptions.MaxFeatures, default DefaultMaxFeatures)", nf, lim.maxFeatures)
@@ -313,10 +339,30 @@ func csvBuilder(lr *lineReader, lim limits, size int64, lineLen, nf int) (*Build
 		// Lines are about as long as the first; every value takes
 		// at least 2 bytes, which bounds a wrong guess, and the
 		// dense cap bounds a huge file.
-		est := min(size/int64(lineLen+1)*int64(nf)*21/20+int64(nf), size/2, int64(lim.maxDenseCells))
-		b.dense = make([]float64, 0, est)
+		b.denseHint = int(min(size/int64(lineLen+1)*int64(nf)*21/20+int64(nf), size/2, int64(lim.maxDenseCells)))
 	}
 	return b, nil
+}
+
+// growDense makes room in b.dense for one more row of cols values: the
+// capacity doubles (from 64Ki values), but stops at b.denseHint, the
+// estimate of the final size from the input's size, while the rows fit
+// it. Growing by doubling rather than by append's 25% keeps the garbage
+// below the final size, and growing at all, rather than allocating the
+// estimate at once, keeps the allocation proportional to what was read:
+// a size is not content (a sparse file of 8 GB may hold one line).
+func (b *Builder) growDense(cols int) {
+	need := len(b.dense) + cols
+	if need <= cap(b.dense) {
+		return
+	}
+	c := max(need, 2*cap(b.dense), min(1<<16, b.denseHint))
+	if b.denseHint >= need {
+		c = min(c, b.denseHint)
+	}
+	grown := make([]float64, len(b.dense), c)
+	copy(grown, b.dense)
+	b.dense = grown
 }
 
 // csvFields parses the cols comma-separated feature fields of one CSV line
@@ -324,6 +370,9 @@ func csvBuilder(lr *lineReader, lim limits, size int64, lineLen, nf int) (*Build
 // while b has room, else its non-zeros into the sparse arrays.
 func csvFields(lr *lineReader, b *Builder, cols int, rest []byte) error {
 	dense := b.denseRoom(cols) // else the row's non-zeros go to the sparse arrays
+	if dense {
+		b.growDense(cols)
+	}
 	for j := 0; ; j++ {
 		f, tail, more := bytes.Cut(rest, []byte{','})
 		v, err := parseValue(lr, bytes.TrimSpace(f), "field", j+4)
@@ -430,6 +479,7 @@ func readSparse(r io.Reader, lim limits) (*Dataset, error) {
 	if b.cols == 0 && b.maxCol < 0 {
 		return nil, badInput("no # features: header and no non-zero feature: number of features unknown")
 	}
+	lim.input = max(lr.read, 1)
 	return b.build(lim)
 }
 
@@ -605,6 +655,19 @@ func nextToken(s []byte) (tok, rest []byte) {
 	return tok, s[i:]
 }
 
+// checkRegular returns the error of stat(path), wrapped, or one wrapping
+// ErrBadInput when path is not a regular file.
+func checkRegular(path string, stat func(string) (os.FileInfo, error)) error {
+	st, err := stat(path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("mil: %w", err)
+	case !st.Mode().IsRegular():
+		return badInput("LoadFile: %s is not a regular file (mode %v); read other sources with Read", path, st.Mode().Type())
+	}
+	return nil
+}
+
 // Read reads either format, telling them apart by content: input whose
 // first non-blank line (after a byte order mark) starts with # or has no
 // comma is read by ReadSparse, other input by ReadCSV.
@@ -641,8 +704,20 @@ func looksSparse(peek []byte) bool {
 // LoadFile reads the dataset in the named file: extension .csv selects
 // ReadCSV, .svm, .libsvm or .sparse select ReadSparse, any other is told
 // by content as in Read. A *ParseError carries the file name.
+//
+// The file must be a regular file (a symbolic link to one is followed):
+// a named pipe, a device, a socket or a directory is refused with an
+// error wrapping ErrBadInput before it is opened, since opening or
+// reading one can block forever (a FIFO without a writer) or never end;
+// read such a source with Read, whose reader the caller can close. A
+// regular file is read to its end, so LoadFile returns. An error opening
+// or reading the file is returned wrapped (errors.Is(err, fs.ErrNotExist)
+// holds for a missing file).
 func LoadFile(path string, opt *LoadOptions) (*Dataset, error) {
 	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkRegular(path, os.Stat); err != nil {
 		return nil, err
 	}
 	f, err := os.Open(path)
@@ -650,6 +725,10 @@ func LoadFile(path string, opt *LoadOptions) (*Dataset, error) {
 		return nil, fmt.Errorf("mil: %w", err)
 	}
 	defer f.Close()
+	// The path may have been replaced between the two calls.
+	if err := checkRegular(path, func(string) (os.FileInfo, error) { return f.Stat() }); err != nil {
+		return nil, err
+	}
 	var d *Dataset
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":

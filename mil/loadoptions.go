@@ -80,6 +80,15 @@ const (
 	// of DefaultMaxFeatures coefficients at 25 bytes each, the longest a
 	// float64 is written.
 	DefaultMaxModelBytes = 1 << 28
+	// MaxDenseCellsPerByte caps the dense storage of a loaded file at
+	// this many values (128 bytes) per byte of input, whatever
+	// MaxDenseCells allows, so that a few bytes of sparse input declaring
+	// a large dimension cannot ask for gigabytes: Auto stores such a file
+	// sparse, an explicit Dense is an error wrapping ErrTooLarge (load it
+	// sparse and ConvertWith(Dense) to store it dense anyway). A CSV line
+	// spends at least 2 bytes per value, so only sparse input reaches it;
+	// vaccine.svm stored dense takes 12.7 values per byte.
+	MaxDenseCellsPerByte = 16
 )
 
 // LoadOptions tunes how loaders, Builder.Build and Dataset.ConvertWith
@@ -136,6 +145,9 @@ type limits struct {
 	maxDenseCells int
 	maxLine       int
 	maxModel      int
+	// input is the size of a loader's input in bytes, which caps dense
+	// storage (MaxDenseCellsPerByte); 0 for Builder.Build and ConvertWith.
+	input int64
 }
 
 // resolve validates o and fills in the defaults.
@@ -185,16 +197,20 @@ func cellsOver(rows, cols, limit int) bool {
 // and checks the dense cap.
 func chooseStorage(nnz, rows, cols int, l limits) (Storage, error) {
 	tooBig := cellsOver(rows, cols, l.maxDenseCells)
+	perByte := l.input > 0 && float64(rows)*float64(cols) > MaxDenseCellsPerByte*float64(l.input)
 	switch l.storage {
 	case Dense:
 		if tooBig {
 			return 0, tooLarge("dense storage of %d x %d values exceeds the cap of %d (LoadOptions.MaxDenseCells, default DefaultMaxDenseCells); store it sparse", rows, cols, l.maxDenseCells)
 		}
+		if perByte {
+			return 0, tooLarge("dense storage of %d x %d values exceeds the cap of %d values per byte of the %d-byte input (MaxDenseCellsPerByte); load it sparse, then ConvertWith(Dense)", rows, cols, MaxDenseCellsPerByte, l.input)
+		}
 		return Dense, nil
 	case Sparse:
 		return Sparse, nil
 	}
-	if tooBig || float64(nnz) < l.density*float64(rows)*float64(cols) {
+	if tooBig || perByte || float64(nnz) < l.density*float64(rows)*float64(cols) {
 		return Sparse, nil
 	}
 	return Dense, nil
