@@ -16,6 +16,12 @@ func checkBytes(d *Dataset, opt *Options, need float64) error {
 	return nil
 }
 
+// checkBytes is checkBytes recording need in pr.checked.
+func (pr *prepared) checkBytes(d *Dataset, opt *Options, need float64) error {
+	pr.checked = max(pr.checked, need)
+	return checkBytes(d, opt, need)
+}
+
 // fitBytes estimates what Fit allocates for d (in float64, which cannot
 // overflow for any dataset size), scaling folded into the products (no
 // copy of the features): the Gram matrix when the beta-update may use it,
@@ -51,6 +57,17 @@ func (pr *prepared) bytes(d *Dataset, opt *Options) float64 {
 		b += copyBytes(d)
 	}
 	return b
+}
+
+// cvTableBytes estimates FitCV's tables for a search s on nb bags: per
+// fit (setting and test fold), its AUC, deviance, iterations and the
+// header of its scores, and in the Selection its fold AUC and deviance;
+// per setting and repeat the test scores of every bag; per repeat the
+// test subsets' bookkeeping (about 48 bytes a bag).
+func cvTableBytes(s *Search, nb int) float64 {
+	settings := float64(len(s.Lambdas)) * float64(len(s.Poolings)) * float64(len(s.Scalings))
+	reps := float64(max(s.Repeats, 1))
+	return settings*reps*float64(s.Folds)*(3*8+24+2*8) + settings*reps*float64(nb)*8 + reps*float64(nb)*48
 }
 
 // meanBytes bounds the bag means' or maxima's storage (bagMeans,

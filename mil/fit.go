@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/neadmm/neadmm/internal/num"
 	"github.com/neadmm/neadmm/neadmm"
 	"github.com/neadmm/neadmm/vec"
 )
@@ -60,7 +61,10 @@ type FitResult struct {
 	// standardized for ScaleAuto, raw for ScaleNone, or raw divided by a
 	// power of two for raw features beyond 2^±400).
 	Lipschitz float64
-	// Bytes is Fit's estimate of what it allocated (see Options.MaxBytes).
+	// Bytes is Fit's estimate of what it allocated (see Options.MaxBytes):
+	// the largest of the estimates it checked against MaxBytes, so a fit
+	// of the same data and options with MaxBytes = Bytes passes every
+	// check.
 	Bytes int64
 	Time  FitTimes
 }
@@ -97,8 +101,12 @@ func (r FitResult) Stop() string {
 // The setup (column statistics, Gram matrix, power iteration) and every
 // iteration check ctx, so a cancellation returns within milliseconds with
 // ctx's error wrapped. During the solve it returns the engine's error (a
-// non-finite iterate) and no model. A Callback asking to stop returns the
-// current model.
+// non-finite iterate) and no model. A model is returned only when its
+// coefficients on the raw features and its scores of d's bags are all
+// finite: features so small in magnitude (around 1e-308 and below) that
+// the coefficients fitting them overflow are an error wrapping
+// ErrBadInput, not a model that every later call refuses. A Callback
+// asking to stop returns the current model (checked the same way).
 func Fit(ctx context.Context, d *Dataset, opt Options) (*Model, error) {
 	start := time.Now()
 	opt, err := checkFit(ctx, d, opt)
@@ -117,9 +125,12 @@ func Fit(ctx context.Context, d *Dataset, opt Options) (*Model, error) {
 		return nil, fmt.Errorf("mil: Fit: %w", err)
 	}
 	m := newModel(p, st.x1, st.t, &prep.back, &opt)
+	if err := m.usableOn(d, "Fit"); err != nil {
+		return nil, err
+	}
 	m.res.Iterations, m.res.Reason, m.res.Stalled = er.Iterations, er.Reason, stalled
 	m.res.Primal, m.res.Dual, m.res.EpsPrimal, m.res.EpsDual, m.res.Rho = er.Primal, er.Dual, er.EpsPrimal, er.EpsDual, er.Rho
-	m.res.Bytes = int64(prep.bytes(d, &opt))
+	m.res.Bytes = int64(math.Ceil(max(prep.bytes(d, &opt), prep.checked)))
 	total := time.Since(start)
 	m.res.Time = FitTimes{
 		Total: total, Setup: setup,
@@ -179,6 +190,9 @@ type prepared struct {
 	// feature-max) fit solves on (nil for the other poolings); x and back
 	// are views of it.
 	means *Dataset
+	// checked is the largest estimate checked against Options.MaxBytes
+	// while preparing (see FitResult.Bytes).
+	checked float64
 }
 
 // forceCopy makes prepare standardize a copy even when folding is
@@ -195,7 +209,7 @@ func prepare(ctx context.Context, d *Dataset, opt *Options) (*prepared, error) {
 	if k := opt.Pooling.Kind; k == PoolMean || k == PoolFeatureMax {
 		// Solved on the bag means or maxima (see bagmean.go):
 		// everything below, the scaling included, applies to them.
-		md, err := summarize(ctx, d, opt)
+		md, err := pr.summarize(ctx, d, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -225,8 +239,8 @@ func prepare(ctx context.Context, d *Dataset, opt *Options) (*prepared, error) {
 // summarize returns the bag summaries opt's pooling is solved on (the bag
 // means for PoolMean, the bag maxima for PoolFeatureMax), after checking
 // their memory against opt.MaxBytes.
-func summarize(ctx context.Context, d *Dataset, opt *Options) (*Dataset, error) {
-	if err := checkBytes(d, opt, fitBytes(d, opt)+meanBytes(d)); err != nil {
+func (pr *prepared) summarize(ctx context.Context, d *Dataset, opt *Options) (*Dataset, error) {
+	if err := pr.checkBytes(d, opt, fitBytes(d, opt)+meanBytes(d)); err != nil {
 		return nil, err
 	}
 	summary, what := bagMeans, "bag means"
@@ -281,7 +295,7 @@ func (pr *prepared) standardize(ctx context.Context, d *Dataset, opt *Options, h
 	pr.back = standardView(d, st, true)
 	pr.x = pr.back
 	if forceCopy || !foldable(st, !sparse) {
-		if err := checkBytes(d, opt, fitBytes(d, opt)+held+copyBytes(d)); err != nil {
+		if err := pr.checkBytes(d, opt, fitBytes(d, opt)+held+copyBytes(d)); err != nil {
 			return 0, err
 		}
 		if sparse {
@@ -305,7 +319,7 @@ func (pr *prepared) oneBlock(ctx context.Context, d *Dataset, opt *Options, held
 	if pr.x.d != d || d.IsSparse() || len(d.runs) <= 1 {
 		return nil
 	}
-	if err := checkBytes(d, opt, fitBytes(d, opt)+held+copyBytes(d)); err != nil {
+	if err := pr.checkBytes(d, opt, fitBytes(d, opt)+held+copyBytes(d)); err != nil {
 		return err
 	}
 	raw := newView(d)
@@ -463,6 +477,35 @@ func newModel(p *problem, x1, t []float64, back *xview, opt *Options) *Model {
 		}
 	}
 	return m
+}
+
+// usableOn returns an error wrapping ErrBadInput, naming fn, when m's
+// coefficients on the raw features are not all finite, or when its score
+// of a bag of d, its training data, is not: features so small (or so
+// spread in scale) that the coefficients that fit them in the solver's
+// units overflow in the raw ones. Such a model would fail on every later
+// call; a fit returns the error instead of it.
+func (m *Model) usableOn(d *Dataset, fn string) error {
+	if err := m.finiteCoefficients(fn); err != nil {
+		return err
+	}
+	if _, err := m.BagScores(d); err != nil {
+		return badInput("%s: the model's scores of its own training bags are not finite (the products of the features and the coefficients overflow); rescale the features", fn)
+	}
+	return nil
+}
+
+// finiteCoefficients is the first check of usableOn.
+func (m *Model) finiteCoefficients(fn string) error {
+	for j, b := range m.beta {
+		if !num.Finite(b) {
+			return badInput("%s: the coefficient of feature %d on the raw features is %v: the features are too small in magnitude for the model's coefficients; rescale them", fn, j, b)
+		}
+	}
+	if !num.Finite(m.beta0) {
+		return badInput("%s: the bias on the raw features is %v: the features are too small in magnitude for the model's coefficients; rescale them", fn, m.beta0)
+	}
+	return nil
 }
 
 // newProblem builds the neadmm problem of opt (its lambda, pooling,

@@ -64,6 +64,13 @@ func FitCV(ctx context.Context, d *Dataset, s Search) (*Model, Selection, error)
 	if err := checkBytes(d, &base, fitBytes(d, &base)); err != nil {
 		return nil, sel, err
 	}
+	if need := cvTableBytes(&s, nb); need > float64(base.MaxBytes) {
+		return nil, sel, fmt.Errorf("%w: %w: FitCV: the cross-validation's tables (%d settings x %d test folds, with every setting's scores of %d bags x %d repeats) need about %.3g bytes; Base.MaxBytes = %d",
+			ErrBadInput, ErrTooLarge, len(s.Lambdas)*len(s.Poolings)*len(s.Scalings), sel.Folds, nb, max(s.Repeats, 1), need, base.MaxBytes)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, sel, fmt.Errorf("mil: FitCV: %w", err)
+	}
 	splits, err := (Protocol{Folds: s.Folds, Repeats: max(s.Repeats, 1), Seed: s.Seed}).Splits(d.Labels())
 	if err != nil {
 		return nil, sel, err
@@ -116,10 +123,7 @@ type cvRun struct {
 	splits []Split
 	lams   []float64 // s.Lambdas, largest first (stable for equal values)
 	lamIdx []int     // lams[i] = s.Lambdas[lamIdx[i]]
-	// preps[(fold*len(Scalings)+scaling)*prepKinds+kind]: the shared
-	// setup (see prepKind), and the test set.
-	preps []*prepared
-	kinds []bool // which kinds the grid's poolings need
+	// tests are the test sets of the folds.
 	tests []*Dataset
 	// auc[pair][fold][lambda] (NaN: not run), the test-fold deviance and
 	// the fit's iterations: each task writes only its own (pair, fold)
@@ -133,6 +137,8 @@ type cvRun struct {
 	fits   int
 	alive  []bool // per pair
 	nf     int    // test folds: Folds * Repeats
+	// maxSetups is the largest number of setups alive at once.
+	maxSetups int
 }
 
 // pair index = scaling*len(Poolings) + pooling.
@@ -174,25 +180,22 @@ func newCVRun(d *Dataset, s Search, splits []Split) *cvRun {
 
 func (cv *cvRun) run(ctx context.Context) error {
 	s := cv.s
-	ns := len(s.Scalings)
-	cv.preps = make([]*prepared, cv.nf*ns*prepKinds)
 	cv.tests = make([]*Dataset, cv.nf)
-	cv.kinds = make([]bool, prepKinds)
-	for _, pl := range s.Poolings {
-		cv.kinds[prepKind(pl)] = true
+	for f := range cv.nf {
+		var err error
+		if cv.tests[f], err = cv.d.Subset(cv.splits[f].Test); err != nil {
+			return err
+		}
 	}
 	screen := cv.nf
 	if s.ScreenFolds > 0 && s.ScreenFolds < cv.nf {
 		screen = s.ScreenFolds
 	}
 	// Stage 1: every pair on the screening folds; stage 2: the pairs left
-	// on the other folds. Each stage prepares its folds' setups first.
+	// on the other folds.
 	for _, folds := range [][2]int{{0, screen}, {screen, cv.nf}} {
 		if folds[0] == folds[1] {
 			continue
-		}
-		if err := cv.prepareFolds(ctx, folds[0], folds[1]); err != nil {
-			return err
 		}
 		if err := cv.runFolds(ctx, folds[0], folds[1]); err != nil {
 			return err
@@ -200,47 +203,8 @@ func (cv *cvRun) run(ctx context.Context) error {
 		if folds[1] == screen {
 			cv.reject(screen)
 		}
-		clear(cv.preps[folds[0]*ns*prepKinds : folds[1]*ns*prepKinds]) // free the setups
 	}
 	return nil
-}
-
-// prepareFolds builds the train/test subsets and the shared setups of
-// folds [f0, f1) for every scaling and kind the grid needs, in parallel.
-func (cv *cvRun) prepareFolds(ctx context.Context, f0, f1 int) error {
-	s := cv.s
-	ns := len(s.Scalings)
-	for f := f0; f < f1; f++ {
-		var err error
-		if cv.tests[f], err = cv.d.Subset(cv.splits[f].Test); err != nil {
-			return err
-		}
-	}
-	var jobs []int // indices into preps
-	for i := f0 * ns * prepKinds; i < f1*ns*prepKinds; i++ {
-		if cv.kinds[i%prepKinds] {
-			jobs = append(jobs, i)
-		}
-	}
-	errs := make([]error, len(jobs))
-	parallel(len(jobs), workers(s.Workers, len(jobs)), func(j int) {
-		i := jobs[j]
-		f, sc, kind := i/(prepKinds*ns), i/prepKinds%ns, i%prepKinds
-		if err := ctx.Err(); err != nil {
-			errs[j] = err
-			return
-		}
-		train, err := cv.d.Subset(cv.splits[f].Train)
-		if err != nil {
-			errs[j] = err
-			return
-		}
-		opt := cv.s.Base.withDefaults()
-		opt.Scaling = s.Scalings[sc]
-		opt.Pooling = [prepKinds]Pooling{MaxPooling(), MeanPooling(), FeatureMaxPooling()}[kind]
-		cv.preps[i], errs[j] = prepare(ctx, train, &opt)
-	})
-	return firstErr(ctx, errs)
 }
 
 // prepKind is the kind of setup a pooling's fits share: 1 (the bag means)
@@ -259,34 +223,84 @@ func prepKind(p Pooling) int {
 // prepKinds is the number of kinds prepKind returns.
 const prepKinds = 3
 
-// runFolds runs the lambda path of every live pair on folds [f0, f1).
+// runFolds runs the lambda path of every live pair on folds [f0, f1):
+// each (fold, scaling, kind) group's setup is built, shared by its pairs'
+// paths and dropped once they are done, with at most one setup per worker
+// alive at a time (see setupQueue), so that memory does not grow with the
+// folds, the repeats or the grid.
 func (cv *cvRun) runFolds(ctx context.Context, f0, f1 int) error {
+	groups := cv.groups(f0, f1)
+	tasks := 0
+	for _, g := range groups {
+		tasks += len(g.pairs)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w := workers(cv.s.Workers, tasks)
+	q := newSetupQueue(groups, w)
+	q.run(w,
+		func(g *cvGroup) (err error) {
+			if g.pr, err = cv.prepareGroup(ctx, g); err != nil {
+				cancel()
+			}
+			return err
+		},
+		func(g *cvGroup, i int) (err error) {
+			if err = ctx.Err(); err == nil {
+				err = cv.path(ctx, g.pr, g.pairs[i], g.fold)
+			}
+			if err != nil {
+				cancel()
+			}
+			return err
+		})
+	cv.maxSetups = max(cv.maxSetups, q.maxLive)
+	cv.fits += tasks * len(cv.lams)
+	var errs []error
+	for _, g := range groups {
+		errs = append(errs, g.errs...)
+	}
+	return firstErr(ctx, errs)
+}
+
+// groups returns the groups of folds [f0, f1): per fold, scaling and kind
+// of setup, the live pairs that share it, in grid order.
+func (cv *cvRun) groups(f0, f1 int) []*cvGroup {
 	s := cv.s
-	type task struct{ pair, fold int }
-	var tasks []task
+	var groups []*cvGroup
 	for f := f0; f < f1; f++ {
-		for p, ok := range cv.alive {
-			if ok {
-				tasks = append(tasks, task{p, f})
+		for sc := range s.Scalings {
+			for kind := range prepKinds {
+				g := &cvGroup{fold: f, scaling: sc, kind: kind}
+				for pl, p := range s.Poolings {
+					if pair := sc*len(s.Poolings) + pl; cv.alive[pair] && prepKind(p) == kind {
+						g.pairs = append(g.pairs, pair)
+					}
+				}
+				if len(g.pairs) > 0 {
+					g.errs = make([]error, 1+len(g.pairs))
+					groups = append(groups, g)
+				}
 			}
 		}
 	}
-	// Long tasks first (the max-type poolings) balance the workers better;
-	// the order does not change any result.
-	errs := make([]error, len(tasks))
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	parallel(len(tasks), workers(s.Workers, len(tasks)), func(i int) {
-		if ctx.Err() != nil {
-			errs[i] = ctx.Err()
-			return
-		}
-		if errs[i] = cv.path(ctx, tasks[i].pair, tasks[i].fold); errs[i] != nil {
-			cancel()
-		}
-	})
-	cv.fits += len(tasks) * len(cv.lams)
-	return firstErr(ctx, errs)
+	return groups
+}
+
+// prepareGroup builds the shared setup of g: the fold's training subset
+// prepared under g's scaling for its kind of pooling.
+func (cv *cvRun) prepareGroup(ctx context.Context, g *cvGroup) (*prepared, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	train, err := cv.d.Subset(cv.splits[g.fold].Train)
+	if err != nil {
+		return nil, err
+	}
+	opt := cv.s.Base.withDefaults()
+	opt.Scaling = cv.s.Scalings[g.scaling]
+	opt.Pooling = [prepKinds]Pooling{MaxPooling(), MeanPooling(), FeatureMaxPooling()}[g.kind]
+	return prepare(ctx, train, &opt)
 }
 
 // firstErr returns the first error that is not a cancellation caused by
@@ -316,13 +330,13 @@ func isCtxErr(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
-// path fits the lambdas of pair on fold, largest first, each warm-started
-// from the previous iterate, and records each test-fold AUC and deviance.
-func (cv *cvRun) path(ctx context.Context, pair, fold int) error {
+// path fits the lambdas of pair on fold from the shared setup pr, largest
+// first, each warm-started from the previous iterate, and records each
+// test-fold AUC and deviance.
+func (cv *cvRun) path(ctx context.Context, pr *prepared, pair, fold int) error {
 	s := cv.s
 	np := len(s.Poolings)
 	sc, pl := pair/np, pair%np
-	pr := cv.preps[(fold*len(s.Scalings)+sc)*prepKinds+prepKind(s.Poolings[pl])]
 	test := cv.tests[fold]
 	opt := s.Base.withDefaults()
 	opt.Callback = nil
@@ -352,6 +366,9 @@ func (cv *cvRun) path(ctx context.Context, pair, fold int) error {
 		// Score the test fold with the fit's coefficients in the units of
 		// its data (the test set through the same scaler).
 		m := newModel(p, st.x1, make([]float64, p.x.d.NumInstances()), &pr.back, &opt)
+		if err := m.finiteCoefficients("FitCV"); err != nil {
+			return fmt.Errorf("mil: FitCV: fold %d, %v: %w", fold, Setting{Lambda: lam, Pooling: opt.Pooling, Scaling: opt.Scaling}, err)
+		}
 		if err := m.BagScoresTo(scores, inst, test); err != nil {
 			return fmt.Errorf("mil: FitCV: fold %d: %w", fold, err)
 		}

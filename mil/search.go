@@ -213,7 +213,8 @@ func DefaultSearch() Search {
 
 // Validate reports the first invalid field of s (an empty grid, a bad
 // lambda, pooling or scaling, Folds < 2, invalid Base options) as an error
-// wrapping ErrBadInput.
+// wrapping ErrBadInput; one also wrapping ErrTooLarge for a grid of more
+// than MaxSearchFits fits or MaxEnsembleCandidates ensembles.
 func (s Search) Validate() error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: Search."+format, append([]any{ErrBadInput}, a...)...)
@@ -266,12 +267,25 @@ func (s Search) Validate() error {
 			return bad("Scalings: %d, unknown", int(sc))
 		}
 	}
+	// The grid's sizes multiply: float64 cannot overflow.
+	if fits := float64(len(s.Lambdas)) * float64(len(s.Poolings)) * float64(len(s.Scalings)) * float64(s.Folds) * float64(max(s.Repeats, 1)); fits > MaxSearchFits {
+		return fmt.Errorf("%w: %w: Search: %d lambdas x %d poolings x %d scalings x %d folds x %d repeats are %.4g fits, above MaxSearchFits = %d",
+			ErrBadInput, ErrTooLarge, len(s.Lambdas), len(s.Poolings), len(s.Scalings), s.Folds, max(s.Repeats, 1), fits, MaxSearchFits)
+	}
 	if n := ensembleCandidates(len(s.Lambdas)*len(s.Poolings)*len(s.Scalings), s.EnsembleSize); n > MaxEnsembleCandidates {
-		return bad("EnsembleSize = %d: ensembles of 2 to %d of the grid's %d settings are %.4g candidates, above MaxEnsembleCandidates = %d",
-			s.EnsembleSize, s.EnsembleSize, len(s.Lambdas)*len(s.Poolings)*len(s.Scalings), n, MaxEnsembleCandidates)
+		return fmt.Errorf("%w: %w: Search.EnsembleSize = %d: ensembles of 2 to %d of the grid's %d settings are %.4g candidates, above MaxEnsembleCandidates = %d",
+			ErrBadInput, ErrTooLarge, s.EnsembleSize, s.EnsembleSize, len(s.Lambdas)*len(s.Poolings)*len(s.Scalings), n, MaxEnsembleCandidates)
 	}
 	return s.Base.Validate()
 }
+
+// MaxSearchFits caps the cross-validation fits of a Search, settings
+// (lambdas x poolings x scalings) x Folds x Repeats: FitCV keeps a few
+// numbers per fit (its test-fold AUC, deviance, iterations and bag
+// scores), so the cap bounds those tables (about 64 MB of them without
+// the scores) before anything is allocated; at a millisecond per fit it
+// is already 17 minutes of fits. DefaultSearch runs 60.
+const MaxSearchFits = 1 << 20
 
 // MaxEnsembleCandidates caps the ensembles FitCV scores (see
 // Search.EnsembleSize): each costs a pass over every test fold's bag

@@ -39,8 +39,10 @@ func TestEnsembleCandidates(t *testing.T) {
 
 // TestSearchValidateBoundaries: Search.Validate at the documented
 // boundaries, each accepted value against the nearest refused one: Folds
-// >= 2, Repeats up to MaxSplits, WarmRho in [0, 1], CVRhoGrowth 0 or >= 1,
-// EnsembleMargin, FeatureMaxSE and the lambdas >= 0.
+// >= 2, Repeats up to MaxSplits (on a grid of one setting, which
+// MaxSearchFits allows), WarmRho in [0, 1], CVRhoGrowth 0 or >= 1,
+// EnsembleMargin, FeatureMaxSE and the lambdas >= 0, and the grid's fits
+// up to MaxSearchFits.
 func TestSearchValidateBoundaries(t *testing.T) {
 	const eps = 0x1p-52
 	for _, c := range []struct {
@@ -50,8 +52,10 @@ func TestSearchValidateBoundaries(t *testing.T) {
 	}{
 		{"Folds 2", func(s *Search) { s.Folds = 2 }, true},
 		{"Folds 1", func(s *Search) { s.Folds = 1 }, false},
-		{"Repeats MaxSplits", func(s *Search) { s.Repeats = MaxSplits }, true},
-		{"Repeats MaxSplits+1", func(s *Search) { s.Repeats = MaxSplits + 1 }, false},
+		{"Repeats MaxSplits", func(s *Search) { oneSetting(s); s.Repeats = MaxSplits }, true},
+		{"Repeats MaxSplits+1", func(s *Search) { oneSetting(s); s.Repeats = MaxSplits + 1 }, false},
+		{"fits MaxSearchFits = 16 x 2^16", func(s *Search) { oneSetting(s); s.Folds, s.Repeats = 16, 1<<16 }, true},
+		{"fits MaxSearchFits+1 = 17 x 61681", func(s *Search) { oneSetting(s); s.Folds, s.Repeats = 17, 61681 }, false},
 		{"WarmRho 0", func(s *Search) { s.WarmRho = 0 }, true},
 		{"WarmRho 1", func(s *Search) { s.WarmRho = 1 }, true},
 		{"WarmRho 1+eps", func(s *Search) { s.WarmRho = 1 + eps }, false},
@@ -74,6 +78,11 @@ func TestSearchValidateBoundaries(t *testing.T) {
 			assert.ErrorIs(t, err, ErrBadInput, c.name)
 		}
 	}
+}
+
+// oneSetting makes s's grid a single setting.
+func oneSetting(s *Search) {
+	s.Lambdas, s.Poolings, s.Scalings = []float64{0.01}, []Pooling{MaxPooling()}, []Scaling{ScaleAuto}
 }
 
 // TestEnsembleCandidatesCap: 20 settings have sum_{k=2..6} C(20, k) =
