@@ -155,11 +155,34 @@ func latencyFlags(fs *FlagSet) RunFunc {
 		case !(*scale > 0 && *scale <= 1000):
 			return fmt.Errorf("-scale %g: want 0 < f <= 1000", *scale)
 		}
-		return checkDataDir(*data)
+		return cfg.checkMemory(*data)
 	})
 	return func(ctx context.Context, env *Env) error {
 		return runLatency(ctx, env, cfg)
 	}
+}
+
+// latencyMaxValues caps what a row's goroutines hold at once, in
+// float64 values: each goroutine has its own vectors (three of the
+// largest -sizes) and its samples (the calls at -scale, at most 20000 at
+// scale 1): 2^27 values, 1 GiB.
+const latencyMaxValues = 1 << 27
+
+// checkMemory caps the vectors and the samples of the most goroutines,
+// then checks the data directory.
+func (cfg *latencyConfig) checkMemory(data string) error {
+	g := float64(cfg.goroutines[len(cfg.goroutines)-1])
+	if len(cfg.sizes) > 0 {
+		flags := fmt.Sprintf("-sizes %d -goroutines %d", cfg.sizes[len(cfg.sizes)-1], int(g))
+		if err := capProduct(flags, "3 vectors x size x goroutines", "2^27 values", latencyMaxValues, 3, float64(cfg.sizes[len(cfg.sizes)-1]), g); err != nil {
+			return err
+		}
+	}
+	flags := fmt.Sprintf("-scale %g -goroutines %d", cfg.scale, int(g))
+	if err := capProduct(flags, "timing samples, 20000 x scale x goroutines", "2^27 values", latencyMaxValues, 20000, cfg.scale, g); err != nil {
+		return err
+	}
+	return checkDataDir(data)
 }
 
 // parseIntList reads a comma-separated, increasing list of integers in

@@ -115,6 +115,45 @@ func parseIncreasing[T int | float64](s, what string, parse func(string) (T, boo
 	return out, nil
 }
 
+// Caps on what flags may ask of memory, checked with the flags (exit 2,
+// naming them) rather than when the run allocates: instance counts size
+// result tables, worker counts threads (a locked OS thread each; the
+// runtime stops at 10000), and the sizes their products.
+const (
+	maxSeeds   = 100000
+	maxWorkers = 1024
+)
+
+// capProduct returns an error naming flags when the product of the
+// factors (in float64: it cannot overflow), a quantity named what, exceeds
+// limit, a cap named capName.
+func capProduct(flags, what, capName string, limit float64, factors ...float64) error {
+	p := 1.0
+	for _, f := range factors {
+		p *= f
+	}
+	if p > limit {
+		return fmt.Errorf("%s: %s = %.4g, above the cap of %.4g (%s)", flags, what, p, limit, capName)
+	}
+	return nil
+}
+
+// checkCounts returns an error for a count flag above its cap: flags maps
+// "-name" to its value; workers are capped by maxWorkers, the rest by
+// maxSeeds.
+func checkCounts(flags map[string]int) error {
+	for name, v := range flags {
+		limit := maxSeeds
+		if strings.HasSuffix(name, "workers") {
+			limit = maxWorkers
+		}
+		if v > limit {
+			return fmt.Errorf("%s %d: above the cap of %d", name, v, limit)
+		}
+	}
+	return nil
+}
+
 // job is one command to run with its checked flags.
 type job struct {
 	cmd  *Command

@@ -196,6 +196,24 @@ func TestBadFlagValues(t *testing.T) {
 		{[]string{"latency", "-scale", "NaN"}, "-scale"},
 		{[]string{"latency", "-data", missing}, "-data"},
 		{[]string{"compare", "a.json", "-svg", "x"}, "-svg"},
+		// Sizes and counts that would allocate beyond a cap (1 << 40).
+		{[]string{"rho", "-n", "1099511627776"}, "-n 1099511627776 -m"},
+		{[]string{"rho", "-seeds", "1099511627776"}, "-seeds"},
+		{[]string{"rho", "-workers", "1099511627776"}, "-workers"},
+		{[]string{"onebit", "-grid-n", "1099511627776"}, "-grid-n"},
+		{[]string{"onebit", "-rec-n", "1000000", "-rec-families", "rademacher/20"}, "-rec-n"},
+		{[]string{"onebit", "-scale-n", "100000"}, "-scale-n"},
+		{[]string{"onebit", "-speed-n", "1099511627776"}, "-speed-n"},
+		{[]string{"onebit", "-rec-seeds", "1099511627776"}, "-rec-seeds"},
+		{[]string{"onebit", "-workers", "1099511627776"}, "-workers"},
+		{[]string{"mil", "-synth", "1099511627776"}, "-synth"},
+		{[]string{"mil", "-folds", "1000", "-repeats", "1000"}, "-repeats"},
+		{[]string{"mil", "-workers", "1099511627776"}, "-workers"},
+		{[]string{"scaling", "-bags", "1099511627776"}, "-bags"},
+		{[]string{"scaling", "-features", "1099511627776"}, "-features"},
+		{[]string{"scaling", "-max-instances", "1099511627776"}, "-max-instances"},
+		{[]string{"latency", "-sizes", "16777216", "-goroutines", "64"}, "-goroutines"},
+		{[]string{"latency", "-scale", "1000", "-goroutines", "64"}, "-scale"},
 	} {
 		code, out, errs := runBench(context.Background(), c.args...)
 		assert.Equal(t, exitUsage, code, "%q", c.args)

@@ -176,6 +176,19 @@ func milFlags(fs *FlagSet) RunFunc {
 		case cfg.workers < 1:
 			return fmt.Errorf("-workers %d: want >= 1", cfg.workers)
 		}
+		if err := checkCounts(map[string]int{"-workers": cfg.workers}); err != nil {
+			return err
+		}
+		// The synthetic bags (50 features, up to 15 instances a bag)
+		// within mil.Synthetic's cap, the splits within Protocol's.
+		if err := capProduct(fmt.Sprintf("-synth %d", cfg.synth), "bags x 15 instances x 50 features", "mil.DefaultMaxDenseCells",
+			mil.DefaultMaxDenseCells, float64(cfg.synth), 15, 50); err != nil {
+			return err
+		}
+		if err := capProduct(fmt.Sprintf("-folds %d -repeats %d", cfg.folds, cfg.repeats), "splits", "mil.MaxSplits",
+			mil.MaxSplits, float64(cfg.folds), float64(cfg.repeats)); err != nil {
+			return err
+		}
 		return checkDataDir(*data)
 	})
 	return func(ctx context.Context, env *Env) error {

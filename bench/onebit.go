@@ -237,6 +237,9 @@ func (a *onebitArgs) check() (err error) {
 	if a.ratios, err = parseRatios(a.recRatios); err != nil {
 		return fmt.Errorf("-rec-ratios: %w", err)
 	}
+	if err := a.checkSizes(); err != nil {
+		return err
+	}
 	switch {
 	case a.recN < 1:
 		return fmt.Errorf("-rec-n %d: want >= 1", a.recN)
@@ -248,6 +251,30 @@ func (a *onebitArgs) check() (err error) {
 		return fmt.Errorf("-lambda %g: want finite and > 0", a.lambda)
 	}
 	return nil
+}
+
+// checkSizes caps the counts and the instance sizes: M*N of the largest
+// recovery instance (M = ratio*N, rademacher instances included, which
+// onebit.Generate does not make), of the scaling's and the speed
+// measurement's (M = N), as onebit.DefaultMaxEntries caps Generate.
+func (a *onebitArgs) checkSizes() error {
+	if err := checkCounts(map[string]int{"-grid-seeds": a.gridSeeds, "-rec-seeds": a.recSeeds,
+		"-scale-seeds": a.scaleSeeds, "-workers": a.workers}); err != nil {
+		return err
+	}
+	const what, capName = "M x N", "onebit.DefaultMaxEntries"
+	n := float64(a.recN)
+	if err := capProduct(fmt.Sprintf("-rec-n %d -rec-ratios %s", a.recN, a.recRatios), what, capName,
+		onebit.DefaultMaxEntries, n, math.Round(a.ratios[len(a.ratios)-1]*n)); err != nil {
+		return err
+	}
+	if len(a.scaleNs) > 0 {
+		n := float64(a.scaleNs[len(a.scaleNs)-1])
+		if err := capProduct("-scale-n "+a.scaleN, what, capName, onebit.DefaultMaxEntries, n, n); err != nil {
+			return err
+		}
+	}
+	return capProduct(fmt.Sprintf("-speed-n %d", a.speedN), what, capName, onebit.DefaultMaxEntries, float64(a.speedN), float64(a.speedN))
 }
 
 // run runs the parts not skipped: the grid, the recovery protocol, the
@@ -310,6 +337,10 @@ func parseGrid(prefix string, n int, mList, kList string) (ms, ks []int, err err
 		return nil, nil, fmt.Errorf("%sm and %sk: at least one value each", prefix, prefix)
 	case n < 1 || ks[len(ks)-1] > n:
 		return nil, nil, fmt.Errorf("%sn %d %sk %s: want N >= 1 and every K <= N", prefix, n, prefix, kList)
+	}
+	if err := capProduct(fmt.Sprintf("%sn %d %sm %s", prefix, n, prefix, mList), "N x M", "onebit.DefaultMaxEntries",
+		onebit.DefaultMaxEntries, float64(n), float64(ms[len(ms)-1])); err != nil {
+		return nil, nil, err
 	}
 	return ms, ks, nil
 }

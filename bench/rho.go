@@ -118,6 +118,9 @@ func rhoFlags(fs *FlagSet) RunFunc {
 		if ms, ks, err = parseGrid("-", *n, *mList, *kList); err != nil {
 			return err
 		}
+		if err := checkCounts(map[string]int{"-seeds": *seeds, "-workers": *workers}); err != nil {
+			return err
+		}
 		switch {
 		case *seeds < 1:
 			return fmt.Errorf("-seeds %d: want >= 1", *seeds)

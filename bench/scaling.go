@@ -110,6 +110,9 @@ func scalingFlags(fs *FlagSet) RunFunc {
 		case !(*density > 0 && *density <= 1):
 			return fmt.Errorf("-density %g: want 0 < density <= 1", *density)
 		}
+		if err := checkScalingSizes(bs, fe, *fixedBags, *fixedFeatures, *maxInst); err != nil {
+			return err
+		}
 		for _, p := range splitList(*paths) {
 			switch p {
 			case "gram":
@@ -135,6 +138,31 @@ func scalingFlags(fs *FlagSet) RunFunc {
 		}
 		return runScaling(ctx, env, res, bs, fe, ps, *maxInst)
 	}
+}
+
+// checkScalingSizes caps the synthetic data sets of the sweeps as
+// mil.Synthetic does (drawn dense: bags x max instances x features values
+// within mil.DefaultMaxDenseCells, features within mil.DefaultMaxFeatures),
+// and the repeated fits.
+func checkScalingSizes(bags, features []int, fixedBags, fixedFeatures, maxInst int) error {
+	const what, capName = "bags x max instances x features", "mil.DefaultMaxDenseCells"
+	if len(bags) > 0 {
+		flags := fmt.Sprintf("-bags %d -max-instances %d -fixed-features %d", bags[len(bags)-1], maxInst, fixedFeatures)
+		if err := capProduct(flags, what, capName, mil.DefaultMaxDenseCells, float64(bags[len(bags)-1]), float64(maxInst), float64(fixedFeatures)); err != nil {
+			return err
+		}
+	}
+	if len(features) > 0 {
+		nf := features[len(features)-1]
+		if nf > mil.DefaultMaxFeatures {
+			return fmt.Errorf("-features %d: above mil.DefaultMaxFeatures = %d", nf, mil.DefaultMaxFeatures)
+		}
+		flags := fmt.Sprintf("-fixed-bags %d -max-instances %d -features %d", fixedBags, maxInst, nf)
+		if err := capProduct(flags, what, capName, mil.DefaultMaxDenseCells, float64(fixedBags), float64(maxInst), float64(nf)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // scalingAxis is one of the figure's two panels: the fit time as one size
