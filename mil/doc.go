@@ -36,20 +36,25 @@
 // Options.Validate, Search.Validate); enumeration values outside their
 // constants are errors. A bag score that is not finite (features so large
 // that the products overflow) is an error, with NaN in that bag's output
-// (-1 for its witness).
-// Cancelling the context of Fit, FitCV or Protocol.Run returns its error,
-// wrapped, within milliseconds. The metrics return NaN with one of their own
-// sentinels (ErrEmpty, ErrOneClass, ...) where a metric is undefined.
+// (-1 for its witness); Fit returns no model whose coefficients or
+// training scores are not finite. A read error is returned wrapped, not
+// as a ParseError; LoadFile reads regular files only. A nil context is
+// refused; cancelling the context of Fit, FitCV or Protocol.Run returns
+// its error, wrapped, within milliseconds. The metrics return NaN with one
+// of their own sentinels (ErrEmpty, ErrOneClass, ...) where a metric is
+// undefined. The accessors of a nil or zero Dataset answer 0 (or nil).
 //
 // Panics are for programmer errors only: BagRange, BagID and InstanceID for
 // an index out of range, as slice indexing does, and the low-level Dataset
-// products (MulVec, MulTransVec, Gram) on mismatched lengths, naming the
-// function. Nothing in the loaders or the learner panics on input.
+// products (MulVec, MulTransVec, Gram) on mismatched lengths or a zero
+// Dataset, naming the function. Nothing in the loaders or the learner
+// panics on input.
 //
 // Concurrency: Dataset and Model are immutable and safe for concurrent use;
 // a Builder is not. Fit is sequential; FitCV and Protocol.Run run on all
 // cores (Search.Workers, Protocol.Workers) with results that do not depend
-// on the number of workers.
+// on the number of workers; a panic in a ScoreFunc on a worker is raised
+// again in the caller's goroutine.
 //
 // Allocation and caps: the *To methods of Model (BagScoresTo,
 // BagProbabilitiesTo, PredictTo, WitnessesTo, InstanceScoresTo) and its
@@ -59,12 +64,15 @@
 // DefaultMaxDenseCells values (2^28; Auto stores larger matrices sparse,
 // Dense refuses them), lines of at most DefaultMaxLineBytes (16 MiB), model
 // files of at most DefaultMaxModelBytes (256 MiB); LoadOptions raises or
-// lowers each. Within them the loaders allocate in
-// proportion to their input; wrap the reader in an io.LimitedReader to bound
-// the input itself. Fit makes no scaled copy of the features (the
-// standardization is folded into the products) except where folding would
-// lose accuracy, and refuses to start when its estimate of what it allocates
-// exceeds Options.MaxBytes (DefaultMaxBytes, 2 GiB).
+// lowers each. Within them the loaders allocate in proportion to what they
+// read (dense storage of a file at most MaxDenseCellsPerByte values per
+// byte); wrap the reader in an io.LimitedReader to bound the input itself.
+// Fit makes no scaled copy of the features except where folding the
+// standardization into the products would lose accuracy, and refuses to
+// start when its estimate of what it allocates exceeds Options.MaxBytes
+// (DefaultMaxBytes, 2 GiB). FitCV keeps one fold's setup per worker alive,
+// and caps its grid (MaxSearchFits) and its tables (Base.MaxBytes) before
+// allocating.
 //
 // # Serving
 //

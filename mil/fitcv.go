@@ -26,15 +26,21 @@ import (
 // each fit warm-started from the previous one's iterate; and after
 // s.ScreenFolds folds the (scaling, pooling) pairs trailing by more than
 // s.Reject are dropped. The fits run on s.Workers goroutines (GOMAXPROCS
-// by default); the result is the same for any number.
+// by default); the result is the same for any number. Memory: at most one
+// shared setup per worker is alive at a time (each no larger than a fit's
+// on d), whatever the folds, repeats and grid; the tables of the scores
+// are checked first (see below).
 //
 // It returns an error wrapping ErrBadInput for a nil ctx or d, an invalid
 // search (an empty grid included; see Search.Validate), a class with fewer
 // bags than folds (the message names the counts), or more splits than
 // Protocol.Splits allows; one wrapping ErrTooLarge as well when a fit on d
-// would exceed Base.MaxBytes; an error matching ErrOneClass when d holds
-// one class; the error of a fit; and ctx's error, wrapped, within
-// milliseconds of its cancellation.
+// would exceed Base.MaxBytes, or the tables of the cross-validation (the
+// test scores of every setting on every fold, about 8 bytes x settings x
+// Repeats x bags) would; an error matching ErrOneClass when d holds one
+// class; the error of a fit (a model that is not finite included); and
+// ctx's error, wrapped, when it is done before the cross-validation or
+// within milliseconds of its cancellation.
 func FitCV(ctx context.Context, d *Dataset, s Search) (*Model, Selection, error) {
 	sel := Selection{Folds: s.Folds * max(s.Repeats, 1)}
 	if err := d.checkUsable("FitCV"); err != nil {

@@ -106,7 +106,8 @@ type LoadOptions struct {
 	MaxFeatures int
 	// MaxDenseCells overrides DefaultMaxDenseCells when > 0.
 	MaxDenseCells int
-	// MaxLineBytes overrides DefaultMaxLineBytes when > 0.
+	// MaxLineBytes overrides DefaultMaxLineBytes when > 0 (math.MaxInt:
+	// no cap; the line buffer grows with the line).
 	MaxLineBytes int
 	// MaxModelBytes overrides DefaultMaxModelBytes for ReadModel when > 0.
 	MaxModelBytes int

@@ -56,10 +56,12 @@ type Search struct {
 	// Folds (>= 2) is the number of stratified cross-validation folds;
 	// every class needs at least Folds bags.
 	Folds int
-	// Repeats (0 means 1; at most MaxSplits) repeats the Folds-fold cross-validation on
-	// that many independent stratified splits (Protocol's, from Seed,
-	// within its caps MaxSplits and MaxSplitIndices) and scores a setting
-	// by its mean score (see Criterion) over all Folds*Repeats test folds.
+	// Repeats (0 means 1; at most MaxSplits) repeats the Folds-fold
+	// cross-validation on that many independent stratified splits
+	// (Protocol's, from Seed, within its caps MaxSplits and
+	// MaxSplitIndices) and scores a setting by its mean score (see
+	// Criterion) over all Folds*Repeats test folds. The settings times
+	// Folds*Repeats, the fits, are at most MaxSearchFits.
 	Repeats int
 	// Seed makes the folds deterministic (as Protocol.Seed).
 	Seed uint64
@@ -80,9 +82,9 @@ type Search struct {
 	// Scaling are replaced by the setting's). Its Callback is ignored:
 	// the fits run concurrently, and the chosen options (Selection.Options,
 	// EnsembleSetting.Options) have none. Its MaxBytes caps each fit's
-	// estimate, checked on d before any work and on every setup;
-	// FitCV holds up to 3 x len(Scalings) x Folds x Repeats setups at
-	// once, each no larger than a fit's on d.
+	// estimate, checked on d before any work and on every setup, and the
+	// tables of the cross-validation (see FitCV); FitCV holds at most
+	// Workers setups at once.
 	Base Options
 	// ScreenFolds, Reject and RejectSE drop hopeless settings early: once
 	// every setting has run on the first ScreenFolds folds, a (scaling,
