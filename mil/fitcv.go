@@ -27,9 +27,9 @@ import (
 // s.ScreenFolds folds the (scaling, pooling) pairs trailing by more than
 // s.Reject are dropped. The fits run on s.Workers goroutines (GOMAXPROCS
 // by default); the result is the same for any number. Memory: at most one
-// shared setup per worker is alive at a time (each no larger than a fit's
-// on d), whatever the folds, repeats and grid; the tables of the scores
-// are checked first (see below).
+// shared setup (a fold's training subset prepared for a fit) per worker is
+// alive at a time, whatever the folds, repeats and grid; the tables of the
+// scores are checked first (see below).
 //
 // It returns an error wrapping ErrBadInput for a nil ctx or d, an invalid
 // search (an empty grid included; see Search.Validate), a class with fewer
