@@ -86,7 +86,7 @@ func (r FitResult) Stop() string {
 
 // Fit trains a model on d: it minimizes the regularized logistic loss of
 // the bag scores by neADMM (Algorithm 3 of the paper) with the updates
-// described in the package documentation, from beta = 0.
+// described in the package documentation (# The learner), from beta = 0.
 //
 // Before any other work it returns an error wrapping ErrBadInput if d or
 // ctx is nil or d is the zero Dataset, the options are invalid

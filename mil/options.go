@@ -67,7 +67,7 @@ const (
 	// with their statistics over the training bags (each bag weighing the
 	// same). The
 	// standardization is folded into the products rather than applied to
-	// a copy (see the package documentation), and a column constant on the
+	// a copy (see docs/mil.md), and a column constant on the
 	// training instances (with MeanPooling: on the bag means, which a
 	// column varying only within the bags is too) is left out
 	// (coefficient 0: the bias fits it). The model's coefficients are
@@ -174,7 +174,7 @@ type Options struct {
 	// iterations. 0 disables it. Under a growing rho the dual residual
 	// does not vanish (the iterates move by O(1/rho) per iteration, so
 	// rho times their change stays O(1)) and this test is what stops the
-	// fit; see the package documentation.
+	// fit; see docs/mil.md.
 	ObjTol float64
 
 	// Beta selects the beta-update's gradient path (BetaAuto by default).
@@ -204,7 +204,7 @@ type Options struct {
 }
 
 // DefaultOptions returns the defaults, chosen by measurement on fox and
-// vaccine (see the package documentation): mean logistic loss with Lambda =
+// vaccine (see docs/mil-options.md and docs/defaults.md): mean logistic loss with Lambda =
 // 0.01, Balanced class weights, standardized features, rho growing from
 // 0.03 by 2% per iteration, stopping when the primal residual is below
 // 1e-3 per constraint row (EpsAbs; EpsRel = 0) and the objective changed

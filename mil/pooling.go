@@ -52,8 +52,8 @@ type Pooling struct {
 func MaxPooling() Pooling { return Pooling{} }
 
 // MeanPooling returns the mean of a bag's instance scores. Fit solves it
-// on the bags' mean features, where it is L1 logistic regression (see the
-// package documentation; ScaleAuto then standardizes the bag means).
+// on the bags' mean features, where it is L1 logistic regression (see
+// docs/mil.md; ScaleAuto then standardizes the bag means).
 func MeanPooling() Pooling { return Pooling{Kind: PoolMean} }
 
 // FeatureMaxPooling returns the feature-wise max: a bag is represented by

@@ -82,7 +82,7 @@ func (s *Solver) polishRuns(ctx context.Context, p *Problem, partial bool, res *
 	// instances, the same estimates). With a sign matrix the summation
 	// order decides the sign of products that are 0 in exact arithmetic
 	// (a plain gather moved the mean error by +0.0022 ± 0.0009,
-	// rademacher M/N = 0.25; see the package documentation), so there
+	// rademacher M/N = 0.25; docs/onebit.md, "The polish"), so there
 	// they gather keeping the dense product's signs (operator.mulSigns):
 	// the dense iterates, bit for bit.
 	sm := p.signMatrix()

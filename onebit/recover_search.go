@@ -350,7 +350,7 @@ func (s *Solver) searchMargin(p *Problem, sup []int, floor float64, start []int,
 // leaves its corral in bestRows. Only the search's choices use a
 // trial's margin (not its direction), and the point of minimum norm does
 // not depend on the start: on the protocol's instances the estimates
-// stayed the same bit for bit (see the package documentation).
+// stayed the same bit for bit (docs/onebit.md).
 func (s *Solver) trialMargin(p *Problem, sup []int, floor float64, res *RecoverResult) float64 {
 	sw := &s.sw
 	if s.below(p, sup, floor) {

@@ -98,7 +98,7 @@ type Options struct {
 	// continues. It starts from the 16 largest coordinates of the starting
 	// point. The estimate is a stationary point of the full problem like
 	// that of a full solve, at a fraction of the cost when it is sparse
-	// (see the package documentation), but not necessarily the same one.
+	// (docs/onebit.md, "Solve's cost"), but not necessarily the same one.
 	WorkingSet bool
 	// CoordinateCheck compares the estimate with the best signed
 	// coordinate vector (Problem.BestCoordinate, one pass over Phi) and
@@ -111,7 +111,7 @@ type Options struct {
 // DefaultOptions returns the settings this package recommends for the
 // paper's problem: the paper's lambda = 0.01 and 100 iterations, but a
 // fixed rho = 10 instead of the paper's fixed rho = 1, which stalls (see
-// PaperOptions, and the package documentation for the measurement behind
+// PaperOptions, and docs/onebit.md, "The default rho", for the measurement behind
 // the choice), a working set and the coordinate check.
 func DefaultOptions() Options {
 	return Options{
