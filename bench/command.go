@@ -48,7 +48,7 @@ type Command struct {
 
 // commandTable lists every subcommand, in the order of the command list
 // and of the quick tour.
-var commandTable = []*Command{&kernelsCommand, &onebitCommand, &rhoCommand, &milCommand, &scalingCommand, &latencyCommand, &compareCommand}
+var commandTable = []*Command{&kernelsCommand, &onebitCommand, &stagesCommand, &rhoCommand, &milCommand, &scalingCommand, &latencyCommand, &compareCommand}
 
 // lookupCommand returns the named command, or nil.
 func lookupCommand(name string) *Command {

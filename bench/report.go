@@ -102,6 +102,12 @@ func numericCell(s string) bool {
 	return s == "" || s == "–" || s == "n/a" || s == "missing" || (r >= '0' && r <= '9') || strings.ContainsRune("+-−±.", r)
 }
 
+// cellWidth is the width of a cell as printed: its runes, and a backslash
+// before each "|" (escaped so that it does not end the cell).
+func cellWidth(s string) int {
+	return utf8.RuneCountInString(s) + strings.Count(s, "|")
+}
+
 // Markdown writes the table with padded columns so the raw text reads as a
 // table too. Columns whose cells all look numeric are right-aligned.
 func (t *Table) Markdown(w io.Writer) {
@@ -112,15 +118,16 @@ func (t *Table) Markdown(w io.Writer) {
 	width := make([]int, n)
 	right := make([]bool, n)
 	for j, c := range t.Columns {
-		width[j] = max(3, utf8.RuneCountInString(c))
+		width[j] = max(3, cellWidth(c))
 		right[j] = len(t.Rows) > 0
 		for _, r := range t.Rows {
-			width[j] = max(width[j], utf8.RuneCountInString(r[j]))
+			width[j] = max(width[j], cellWidth(r[j]))
 			right[j] = right[j] && numericCell(r[j])
 		}
 	}
 	pad := func(s string, j int) string {
-		p := strings.Repeat(" ", width[j]-utf8.RuneCountInString(s))
+		p := strings.Repeat(" ", width[j]-cellWidth(s))
+		s = strings.ReplaceAll(s, "|", `\|`)
 		if right[j] {
 			return p + s
 		}
@@ -130,7 +137,7 @@ func (t *Table) Markdown(w io.Writer) {
 	line := func(cells []string) {
 		b.WriteString("|")
 		for j, c := range cells {
-			b.WriteString(" " + pad(strings.ReplaceAll(c, "|", `\|`), j) + " |")
+			b.WriteString(" " + pad(c, j) + " |")
 		}
 		b.WriteString("\n")
 	}

@@ -62,6 +62,12 @@ func TestTableMarkdown(t *testing.T) {
 		"\nnote\n\n"
 	assert.Equal(t, want, b.String())
 	assert.Panics(t, func() { tab.Add("only one") }, "Add with the wrong number of cells")
+	// A "|" escaped in the widest cell of a column widens the column.
+	b.Reset()
+	tab = &Table{Columns: []string{"|Δ|"}}
+	tab.Add("1")
+	tab.Markdown(&b)
+	assert.Equal(t, "| \\|Δ\\| |\n| ----: |\n|     1 |\n\n", b.String())
 }
 
 func TestCPUModel(t *testing.T) {
