@@ -40,9 +40,9 @@ func TestStagesJSON(t *testing.T) {
 		"-flips", "0,0.1", "-ratios", "1", "-workers", "2", "-json", js, "-quiet", "-seed", "5")
 	require.Equal(t, exitOK, code, "stderr:\n%s", errs)
 	sec := readStages(t, js).Sections[0]
-	// A table per family and flip rate, the matrix, the summary.
+	// A table per family and flip rate, the matrices, the summary.
 	require.Equal(t, "ok", sec.Status)
-	require.Len(t, sec.Tables, len(stagesFamilies)*2+2)
+	require.Len(t, sec.Tables, len(stagesFamilies)*2+len(stagesMatrices)+1)
 	for _, tab := range sec.Tables {
 		assert.Contains(t, out, "### "+tab.Title)
 	}
