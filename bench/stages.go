@@ -480,6 +480,16 @@ var stagesMatrices = []stagesMatrix{
 			}
 			return v
 		}},
+	{"Stages: instances where the stage fires / where the estimate changes, per row",
+		"per stage switched off, the instances (of each row's) on which the defaults' result reports the stage acting " +
+			"(– where no field says, see the variants' note), then those on which its removal changes the estimate.",
+		func(c, _ *StagesCell) string {
+			f := "–"
+			if c.Fired >= 0 {
+				f = itoa(c.Fired)
+			}
+			return f + "/" + itoa(c.Changed)
+		}},
 	{"Stages: CPU time / the defaults' per row",
 		"per stage switched off, its mean CPU time over the defaults' (below 1: the stage costs time).",
 		func(c, d *StagesCell) string { return FmtSig(c.CPUMs.Mean/d.CPUMs.Mean, 2) }},
