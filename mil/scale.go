@@ -68,7 +68,7 @@ func FitScaler(ctx context.Context, train *Dataset) (*Scaler, error) {
 	}
 	if need := scalerBytes * float64(train.NumFeatures()); need > DefaultMaxBytes {
 		return nil, tooLarge("FitScaler: %d features need about %.3g bytes of column statistics, above DefaultMaxBytes = %d",
-			train.NumFeatures(), need, DefaultMaxBytes)
+			train.NumFeatures(), need, int64(DefaultMaxBytes))
 	}
 	st, err := fitColumns(ctx, train)
 	if err != nil {
