@@ -208,12 +208,14 @@ type RecoverOptions struct {
 	// flipped (see Regress), runs adaptive outlier pursuit (BIHT that
 	// leaves out of each step the eps*M signs its estimate violates most
 	// deeply, eps that model's flip rate; Yan, Yang and Osher 2012) told
-	// each K from the regression's support size to the larger of that and
-	// the consistent estimate's, keeps the estimate that describes the
-	// signs the most briefly (see Regress), and returns it alone if it
-	// describes the signs 25 nats more briefly than the regression's fit,
-	// else the normalized mean of the two (RecoverResult.Pursued).
-	// Without Regress it does nothing.
+	// each K from the regression's support size k to the larger of k and
+	// the consistent estimate's support size, then each larger K, up to
+	// the larger of 2k and that size, while one of the last two described
+	// the signs more briefly than every K before (see Regress). It keeps
+	// the estimate that describes the signs the most briefly, and returns
+	// it alone if it describes them 25 nats more briefly than the
+	// regression's fit, else the normalized mean of the two
+	// (RecoverResult.Pursued). Without Regress it does nothing.
 	Pursuit bool
 }
 

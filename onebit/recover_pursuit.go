@@ -24,16 +24,18 @@ type pursuitWork struct {
 // run when the sign regression's fit, whose probit model needs more than
 // probitFlipFloor of the signs flipped, replaced the consistent estimate
 // (of consK non-zeros): adaptive outlier pursuit told that model's flip
-// rate and each K from the fit's support size to the larger of that and
-// consK (see pursuit). It writes into x the pursuit's estimate alone if
-// it describes the signs pursuitAlone nats more briefly than the fit,
-// else the normalized mean of the two (the fit if they are opposite),
-// and returns the support size of x and the number of signs it violates.
-// On cancellation (checked every iteration) x holds the fit and it
-// returns ctx's error.
+// rate and each K from the fit's support size k to the larger of k and
+// consK, then each larger K, up to the larger of consK and
+// pursuitSpan*k, while one of the last pursuitStall shortened the
+// description (see pursuit). It writes into x the pursuit's estimate
+// alone if it describes the signs pursuitAlone nats more briefly than
+// the fit, else the normalized mean of the two (the fit if they are
+// opposite), and returns the support size of x and the number of signs
+// it violates. On cancellation (checked every iteration) x holds the fit
+// and it returns ctx's error.
 func (s *Solver) outlierPursuit(ctx context.Context, p *Problem, x []float64, fit regressFit, consK int) (support, violated int, err error) {
 	pw := &s.pw
-	desc, ok := s.pursuit(ctx, p, fit.flip, fit.k, max(fit.k, consK))
+	desc, ok := s.pursuit(ctx, p, fit.flip, fit.k, max(fit.k, consK), max(consK, pursuitSpan*fit.k))
 	if !ok {
 		return 0, 0, fmt.Errorf("onebit: Recover cancelled in the outlier pursuit: %w", ctx.Err())
 	}
@@ -171,30 +173,51 @@ func (pw *pursuitWork) outliers(y []float64, l int) {
 }
 
 // pursuit runs adaptive outlier pursuit (see pursue) told l = round(eps*M)
-// outliers and each K from lo to hi, keeps in pw.bestX the estimate
-// whose description of the signs (see describe and signCode) is the
-// shortest, and returns that description. It returns ok = false if ctx
-// was cancelled.
-func (s *Solver) pursuit(ctx context.Context, p *Problem, eps float64, lo, hi int) (desc float64, ok bool) {
+// outliers and each K from lo to mid, then each K above mid, up to hi,
+// while one of the last pursuitStall K shortened the description of the
+// signs (see describe and signCode); it keeps in pw.bestX the estimate
+// whose description is the shortest (the first at the lowest K on ties)
+// and returns that description. Each bound is clamped to [1, N]. It
+// returns ok = false if ctx was cancelled.
+func (s *Solver) pursuit(ctx context.Context, p *Problem, eps float64, lo, mid, hi int) (desc float64, ok bool) {
 	pw := &s.pw
 	pw.bestX = buf.Grow(pw.bestX, p.n)
 	pw.code = buf.Grow(pw.code, p.m)
 	l := int(math.Round(eps * float64(p.m)))
-	lo, hi = max(1, min(lo, p.n)), max(1, min(hi, p.n))
-	best := math.Inf(1)
-	for k := lo; k <= hi; k++ {
+	clamp := func(k int) int { return max(1, min(k, p.n)) }
+	lo, mid, hi = clamp(lo), clamp(mid), clamp(hi)
+	best, bestK := math.Inf(1), lo
+	for k := lo; k <= hi && (k <= mid || k-bestK <= pursuitStall); k++ {
 		if !s.pursue(ctx, p, k, l, pursuitMaxIter, pursuitPatience) {
 			return 0, false
 		}
 		nz, _ := s.fullMismatches(p, pw.x) // pw.ax = Phi x
 		c, _ := signCode(pw.ax, p.y, pw.code)
 		if d := describe(p.n, p.m, nz, c); d < best {
-			best = d
+			best, bestK = d, k
 			copy(pw.bestX, pw.x)
 		}
 	}
 	return best, true
 }
+
+// pursuitSpan and pursuitStall set the pursuit's range of K beyond the
+// consistent estimate's support size (see outlierPursuit). With flipped
+// signs the sign regression stops early, on half to all of the signal's
+// support, and the consistent estimate, kept sparse by the loss cap and
+// SupportGrowth, is often no larger, so a range up to the larger of the
+// two sizes often misses the signal's K; up to pursuitSpan times the
+// regression's size it covers a regression stopped at half the support,
+// and it bounds the pursuit's cost. Past the K of the shortest
+// description each coordinate adds about log(N/K) + log(M)/2 nats (7 at
+// N = 500, M = 1000) while the sign code moves by a few, so two K in a
+// row without a shorter description mark its minimum passed. A stop
+// within the consistent estimate's range cost accuracy, so that range is
+// always run (docs/onebit-stages.md, 2026-12-07, has the measurements).
+const (
+	pursuitSpan  = 2
+	pursuitStall = 2
+)
 
 // pursuitAlone is how many nats more briefly than the sign regression's
 // fit the outlier pursuit's estimate must describe the signs to be

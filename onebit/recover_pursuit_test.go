@@ -205,7 +205,7 @@ func TestPursue(t *testing.T) {
 	_, p := problemFor(t, GenOptions{M: m, N: n, K: k, Flip: 0.05, Seed: 40})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, ok := s.pursuit(ctx, p, 0.05, 3, 6); ok || s.pursue(ctx, p, k, 10, pursuitMaxIter, pursuitPatience) {
+	if _, ok := s.pursuit(ctx, p, 0.05, 3, 6, 6); ok || s.pursue(ctx, p, k, 10, pursuitMaxIter, pursuitPatience) {
 		t.Error("a cancelled context must stop the pursuit")
 	}
 }
@@ -215,8 +215,8 @@ func TestPursue(t *testing.T) {
 // with 3% of the signs flipped, where the pursuit's estimate describes the
 // signs far more briefly than the fit on most instances and is far nearer
 // the truth: it is returned alone there (see pursuitAlone), nearer the
-// truth than the mean (mean errors 0.0118 against 0.0191 on these 6
-// seeds, the mean returned on one).
+// truth than the mean (mean errors 0.0101 against 0.0180 on these 6
+// seeds, returned alone on all).
 func TestRecoverPursuitAlone(t *testing.T) {
 	const m, n, k = 1000, 1000, 10
 	seeds := uint64(6)
@@ -302,7 +302,7 @@ func TestPursuitGrid(t *testing.T) {
 		var s, ref Solver
 		s.resize(p)
 		ref.resize(p)
-		desc, ok := s.pursuit(t.Context(), p, c.eps, c.k, c.k)
+		desc, ok := s.pursuit(t.Context(), p, c.eps, c.k, c.k, c.k)
 		require.True(t, ok)
 		require.True(t, ref.pursue(t.Context(), p, c.k, 3, pursuitMaxIter, pursuitPatience))
 		require.Less(t, desc, math.Inf(1))
@@ -335,20 +335,25 @@ func TestPursuitOutlierTies(t *testing.T) {
 	}
 }
 
-// TestRecoverPursuitAloneRule checks the rule of pursuitAlone on the
-// instances of TestRecoverPursuitAlone (seeds 500-502): the pursuit's
-// estimate is returned alone iff it describes the signs more than
-// pursuitAlone nats more briefly than the sign regression's fit (whose
-// description is recomputed here from the fit's Phi x), else the
-// direction of the mean of the two unit vectors. Here the margins are
-// 31.8 and 26.0 nats (alone) and 16.6 (the mean), far from rounding.
+// TestRecoverPursuitAloneRule checks the rule of pursuitAlone on two
+// instances of TestRecoverPursuitAlone (seeds 500 and 501) and one at
+// M = N/2 (seed 502): the pursuit's estimate is returned alone iff it
+// describes the signs more than pursuitAlone nats more briefly than the
+// sign regression's fit (whose description is recomputed here from the
+// fit's Phi x), else the direction of the mean of the two unit vectors.
+// Here the margins are 31.8 and 26.0 nats (alone) and 17.4 (the mean),
+// far from rounding.
 func TestRecoverPursuitAloneRule(t *testing.T) {
-	const m, n = 1000, 1000
+	const n = 1000
 	var s Solver
 	x := make([]float64, n)
 	alone := 0
-	for seed := range uint64(3) {
-		_, p := problemFor(t, GenOptions{M: m, N: n, K: 10, Flip: 0.03, Seed: 500 + seed})
+	for _, c := range []struct {
+		m    int
+		seed uint64
+	}{{1000, 500}, {1000, 501}, {500, 502}} {
+		m, seed := c.m, c.seed
+		_, p := problemFor(t, GenOptions{M: m, N: n, K: 10, Flip: 0.03, Seed: seed})
 		r, err := s.Recover(t.Context(), p, x, DefaultRecoverOptions())
 		require.NoError(t, err)
 		require.True(t, r.Pursued, "seed %d", seed)
@@ -459,4 +464,85 @@ func aopReference(p *Problem, k, l, maxIter, patience int) (last, best []float64
 	normalize(x)
 	normalize(best)
 	return x, best, counts
+}
+
+// TestPursuitRange pins the pursuit's range of K on an instance (N = 200,
+// M = 400, K = 8, 5% flipped, l = 20) whose descriptions of the signs by
+// K are, in nats, 3: 200.2, 4: 177.7, 5: 152.7, 6: 136.8, 7: 140.4,
+// 8: 132.6, 9: 138.7, 10: 144.6, 11: 150.5, 12: 156.2 (pursue run on
+// each K alone): from K = 3 the scan passes 7, which is no shorter than
+// 6, reaches the shortest at 8 and stops after 9 and 10 (pursuitStall),
+// unless hi stops it first; K up to mid is always run. outlierPursuit
+// runs mid = max(fit's k, consK) and hi = max(consK, pursuitSpan*k): a
+// fit of 3 coordinates is scanned to 6 (or to consK = 7 or 12 when
+// larger), one of 4 reaches 8. The K run are checked through the
+// products counted (each K's pursue and its description's product), the
+// estimate kept against pursue's on its K.
+func TestPursuitRange(t *testing.T) {
+	const eps = 0.05 // l = 20
+	_, p := problemFor(t, GenOptions{M: 400, N: 200, K: 8, Flip: eps, Seed: 72})
+	var ref Solver
+	ref.resize(p)
+	ref.pw.code = make([]float64, p.m)
+	var desc [13]float64
+	var est [13][]float64
+	var products [13]int
+	for k := 3; k <= 12; k++ {
+		before := ref.full.products
+		require.True(t, ref.pursue(t.Context(), p, k, 20, pursuitMaxIter, pursuitPatience))
+		nz, _ := ref.fullMismatches(p, ref.pw.x)
+		c, _ := signCode(ref.pw.ax, p.y, ref.pw.code)
+		desc[k], est[k], products[k] = describe(p.n, p.m, nz, c), slices.Clone(ref.pw.x), ref.full.products-before
+		t.Logf("K %d: %.1f nats", k, desc[k])
+	}
+	// The shape the cases rely on, with margins of 3.6 nats at least.
+	require.Less(t, desc[6], desc[5])
+	require.Greater(t, desc[7], desc[6])
+	require.Less(t, desc[8], desc[6])
+	for k := 9; k <= 12; k++ {
+		require.Greater(t, desc[k], desc[8], "K = %d", k)
+	}
+	sum := func(lo, hi int) (n int) {
+		for k := lo; k <= hi; k++ {
+			n += products[k]
+		}
+		return n
+	}
+	for _, c := range []struct {
+		lo, mid, hi  int
+		bestK, lastK int
+	}{
+		{3, 3, 16, 8, 10}, // stops two K past the shortest
+		{3, 3, 6, 6, 6},   // hi first
+		{3, 3, 7, 6, 7},
+		{3, 12, 12, 8, 12}, // every K up to mid
+		{4, 4, 8, 8, 8},
+	} {
+		var s Solver
+		s.resize(p)
+		d, ok := s.pursuit(t.Context(), p, eps, c.lo, c.mid, c.hi)
+		require.True(t, ok)
+		require.Equal(t, sum(c.lo, c.lastK), s.full.products, "lo %d, mid %d, hi %d: want K %d to %d run", c.lo, c.mid, c.hi, c.lo, c.lastK)
+		require.Equal(t, desc[c.bestK], d, "lo %d, mid %d, hi %d", c.lo, c.mid, c.hi)
+		require.Equal(t, est[c.bestK], s.pw.bestX, "lo %d, mid %d, hi %d", c.lo, c.mid, c.hi)
+	}
+	x := make([]float64, p.n)
+	for _, c := range []struct {
+		fitK, consK, bestK, lastK int
+	}{
+		{3, 2, 6, 6},   // hi = 2*3
+		{4, 2, 8, 8},   // hi = 2*4
+		{3, 12, 8, 12}, // mid = hi = consK
+		{3, 7, 6, 7},   // mid = hi = consK, above 2*3
+	} {
+		var s Solver
+		s.resize(p)
+		// No description of the fit: the pursuit's estimate is returned
+		// alone.
+		fit := regressFit{k: c.fitK, flip: eps, code: math.Inf(1)}
+		_, _, err := s.outlierPursuit(t.Context(), p, x, fit, c.consK)
+		require.NoError(t, err)
+		require.Equal(t, sum(c.fitK, c.lastK)+1, s.full.products, "fit k %d, consK %d: want K %d to %d run", c.fitK, c.consK, c.fitK, c.lastK)
+		require.Equal(t, est[c.bestK], x, "fit k %d, consK %d", c.fitK, c.consK)
+	}
 }
