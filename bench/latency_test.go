@@ -164,17 +164,23 @@ func TestLatencyTourArgs(t *testing.T) {
 // size, in the onebit table.
 func TestLatencyDecodeRows(t *testing.T) {
 	res, _, out := latencyRows(t, context.Background(), exitOK, t.TempDir(), "-ops", "withsigns,biht",
-		"-problems", "16x8,32x16", "-scale", "0.01", "-goroutines", "1,2")
+		"-problems", "16x8,32x16", "-scale", "0.1", "-goroutines", "1,2")
 	var got []string
 	for _, r := range res.Rows {
 		got = append(got, r.Op+" "+r.Size+" ×"+itoa(r.Goroutines))
 		name := r.Op + " " + r.Size + " ×" + itoa(r.Goroutines)
 		assert.Equal(t, 4, r.Warmup, "%s: one warm-up call per input", name)
+		// The count is the whole process's: under load the runtime adds a
+		// few allocations of its own to a row (a new thread for a locked
+		// goroutine costs several), which over a row of at least 128 calls
+		// stays well under 0.3 per call, while one more allocation in the
+		// request would add a whole one per call.
+		want := 2.0
 		if r.Op == "Solver.BIHT" {
-			assert.Less(t, r.AllocsPerCall, 0.1, "%s: %g allocations per call", name, r.AllocsPerCall)
-		} else {
-			assert.InDelta(t, 2, r.AllocsPerCall, 0.1, "%s: %g allocations per call", name, r.AllocsPerCall)
+			want = 0
 		}
+		assert.GreaterOrEqual(t, r.AllocsPerCall, want, "%s: %g allocations per call", name, r.AllocsPerCall)
+		assert.Less(t, r.AllocsPerCall, want+0.3, "%s: %g allocations per call", name, r.AllocsPerCall)
 	}
 	assert.Equal(t, []string{
 		"WithSigns+Recover N=16 M=8 ×1", "WithSigns+Recover N=16 M=8 ×2", "WithSigns+Recover N=32 M=16 ×1", "WithSigns+Recover N=32 M=16 ×2",
