@@ -237,24 +237,67 @@ type Report struct {
 // that completed, in split order, with Mean and Std over them, so that an
 // interrupted run keeps what it did.
 func (p Protocol) Run(ctx context.Context, data *Dataset, score ScoreFunc) (*Report, error) {
-	if err := data.checkUsable("Run"); err != nil {
+	if err := p.checkRun(ctx, data, score, "Run"); err != nil {
 		return nil, err
-	}
-	if err := data.checkLabeled("Run"); err != nil {
-		return nil, err
-	}
-	switch {
-	case ctx == nil:
-		return nil, fmt.Errorf("%w: Run: nil context", ErrBadInput)
-	case score == nil:
-		return nil, fmt.Errorf("%w: Run: nil score function", ErrBadInput)
-	case math.IsNaN(p.Threshold):
-		return nil, fmt.Errorf("%w: Run: NaN threshold", ErrBadInput)
 	}
 	splits, err := p.Splits(data.Labels())
 	if err != nil {
 		return nil, err
 	}
+	return p.runSplits(ctx, data, splits, score)
+}
+
+// RunFolds is Run on the k-fold splits (k = p.Folds) of the given fold
+// assignments in place of p.Splits' shuffles: folds[r][b] is the fold of
+// bag b in repeat r, so that another library's fold rule can be scored on
+// the same partitions as its own results (TestFraction, Repeats and Seed
+// are not used). It returns an error wrapping ErrBadInput for p.Folds < 2,
+// no repeat, an assignment whose length is not data.NumBags() or a fold
+// outside [0, p.Folds); a fold without bags fails as Subset does, in its
+// split. Its other errors and its Report are Run's.
+func (p Protocol) RunFolds(ctx context.Context, data *Dataset, folds [][]int, score ScoreFunc) (*Report, error) {
+	if err := p.checkRun(ctx, data, score, "RunFolds"); err != nil {
+		return nil, err
+	}
+	if p.Folds < 2 || len(folds) == 0 {
+		return nil, fmt.Errorf("%w: RunFolds: Folds = %d and %d repeats, want Folds >= 2 and a repeat", ErrBadInput, p.Folds, len(folds))
+	}
+	var splits []Split
+	for r, f := range folds {
+		if len(f) != data.NumBags() {
+			return nil, fmt.Errorf("%w: RunFolds: repeat %d assigns %d bags, the data has %d", ErrBadInput, r, len(f), data.NumBags())
+		}
+		for b, k := range f {
+			if k < 0 || k >= p.Folds {
+				return nil, fmt.Errorf("%w: RunFolds: repeat %d puts bag %d in fold %d, want 0 to %d", ErrBadInput, r, b, k, p.Folds-1)
+			}
+		}
+		splits = appendSplits(splits, r, p.Folds, f)
+	}
+	return p.runSplits(ctx, data, splits, score)
+}
+
+// checkRun checks the arguments of Run and RunFolds (fn).
+func (p Protocol) checkRun(ctx context.Context, data *Dataset, score ScoreFunc, fn string) error {
+	if err := data.checkUsable(fn); err != nil {
+		return err
+	}
+	if err := data.checkLabeled(fn); err != nil {
+		return err
+	}
+	switch {
+	case ctx == nil:
+		return fmt.Errorf("%w: %s: nil context", ErrBadInput, fn)
+	case score == nil:
+		return fmt.Errorf("%w: %s: nil score function", ErrBadInput, fn)
+	case math.IsNaN(p.Threshold):
+		return fmt.Errorf("%w: %s: NaN threshold", ErrBadInput, fn)
+	}
+	return nil
+}
+
+// runSplits is Run after its checks, on splits.
+func (p Protocol) runSplits(ctx context.Context, data *Dataset, splits []Split, score ScoreFunc) (*Report, error) {
 	res := make([]FoldResult, len(splits))
 	errs := make([]error, len(splits))
 	parent := ctx

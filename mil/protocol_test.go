@@ -550,3 +550,78 @@ func TestRunNilArguments(t *testing.T) {
 	_, err = p.Run(context.Background(), d, nil)
 	assert.ErrorIs(t, err, ErrBadInput)
 }
+
+// TestRunFolds: RunFolds on the fold assignments behind p.Splits' splits
+// is Run; on another assignment it scores its folds, repeat-major; it
+// refuses bad folds, lengths, no repeat, a nil argument or a NaN
+// threshold.
+func TestRunFolds(t *testing.T) {
+	ctx := context.Background()
+	d := plantedDataset(t, 60, 1)
+	p := KFold(5, 2, 9)
+	splits, err := p.Splits(d.Labels())
+	require.NoError(t, err)
+	folds := make([][]int, 2)
+	for r := range folds {
+		folds[r] = make([]int, d.NumBags())
+		for _, s := range splits[5*r : 5*r+5] {
+			for _, b := range s.Test {
+				folds[r][b] = s.Fold
+			}
+		}
+	}
+	want, err := p.Run(ctx, d, maxFeature(1))
+	require.NoError(t, err)
+	got, err := p.RunFolds(ctx, d, folds, maxFeature(1))
+	require.NoError(t, err)
+	for i := range want.Folds {
+		want.Folds[i].Elapsed, got.Folds[i].Elapsed = 0, 0
+	}
+	assert.Equal(t, want, got)
+
+	// Bag b in fold b mod 3 of one repeat: three splits, each testing its fold.
+	q := KFold(3, 1, 0)
+	mod := make([]int, d.NumBags())
+	for b := range mod {
+		mod[b] = b % 3
+	}
+	rep, err := q.RunFolds(ctx, d, [][]int{mod}, maxFeature(1))
+	require.NoError(t, err)
+	require.Len(t, rep.Folds, 3)
+	for f, fr := range rep.Folds {
+		assert.Equal(t, f, fr.Fold)
+		for _, b := range fr.Test {
+			assert.Equal(t, f, b%3)
+		}
+		assert.Len(t, fr.Test, d.NumBags()/3)
+	}
+
+	bad := slices.Clone(mod)
+	bad[7] = 3
+	for name, call := range map[string]func() error{
+		"fold out of range": func() error { _, err := q.RunFolds(ctx, d, [][]int{bad}, maxFeature(1)); return err },
+		"short assignment":  func() error { _, err := q.RunFolds(ctx, d, [][]int{mod[1:]}, maxFeature(1)); return err },
+		"no repeat":         func() error { _, err := q.RunFolds(ctx, d, nil, maxFeature(1)); return err },
+		"one fold": func() error {
+			_, err := KFold(1, 1, 0).RunFolds(ctx, d, [][]int{make([]int, 60)}, maxFeature(1))
+			return err
+		},
+		"nil data":  func() error { _, err := q.RunFolds(ctx, nil, [][]int{mod}, maxFeature(1)); return err },
+		"nil score": func() error { _, err := q.RunFolds(ctx, d, [][]int{mod}, nil); return err },
+		"nil ctx": func() error {
+			//lint:ignore SA1012 a nil context is the bad input tested
+			_, err := q.RunFolds(nil, d, [][]int{mod}, maxFeature(1))
+			return err
+		},
+		"NaN threshold": func() error {
+			r := q
+			r.Threshold = math.NaN()
+			_, err := r.RunFolds(ctx, d, [][]int{mod}, maxFeature(1))
+			return err
+		},
+	} {
+		err := call()
+		assert.ErrorIs(t, err, ErrBadInput, name)
+		assert.ErrorContains(t, err, "RunFolds", name)
+	}
+}
