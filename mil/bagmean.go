@@ -212,10 +212,10 @@ func bagMaxes(ctx context.Context, d *Dataset) (*Dataset, error) {
 		if err := tk.tick(d.m.rowptr[src+n] - d.m.rowptr[src] + n); err != nil {
 			return nil, err
 		}
-		fm.gather(d, k, nil)
+		fm.gather(d, k, nil, nil)
 		slices.Sort(fm.touched)
 		for _, j := range fm.touched {
-			if v := fm.take(j, n); v != 0 {
+			if v, _ := fm.take(j, n); v != 0 {
 				m.colidx = append(m.colidx, j)
 				m.values = append(m.values, v)
 			}
@@ -250,61 +250,151 @@ func (d *Dataset) bagFeatureMax(k int, beta []float64, beta0 float64, fm *featMa
 		return s
 	}
 	fm.grow(len(beta))
-	fm.gather(d, k, beta)
+	fm.gather(d, k, beta, nil)
 	for _, j := range fm.touched { // in first-seen order: the sum is deterministic
-		s += beta[j] * fm.take(j, n)
+		mx, _ := fm.take(j, n)
+		s += beta[j] * mx
 	}
 	return s
 }
 
-// featMaxScratch gathers the column maxima of a sparse bag for bagMaxes
-// and bagFeatureMax.
+// featMaxScratch gathers the column maxima and sums of a sparse bag for
+// bagMaxes, bagFeatureMax and bagMeanMax.
 type featMaxScratch struct {
-	acc     []float64
-	cnt     []int32
-	touched []int32
+	acc, sum []float64
+	cnt      []int32
+	touched  []int32
 }
 
 func (fm *featMaxScratch) grow(cols int) {
 	if len(fm.acc) < cols {
 		fm.acc = make([]float64, cols)
+		fm.sum = make([]float64, cols)
 		fm.cnt = make([]int32, cols)
 		fm.touched = make([]int32, 0, cols)
 	}
 }
 
 // gather sets touched to the columns bag k of sparse d stores (those with
-// beta[j] != 0 unless beta is nil), in first-seen order, with acc[j]
-// their largest stored value and cnt[j] how many instances store them.
-func (fm *featMaxScratch) gather(d *Dataset, k int, beta []float64) {
+// a[j] != 0 or b[j] != 0 unless a is nil; b may be nil), in first-seen
+// order, with acc[j] their largest stored value, sum[j] the sum of those
+// values and cnt[j] how many instances store them.
+func (fm *featMaxScratch) gather(d *Dataset, k int, a, b []float64) {
 	fm.touched = fm.touched[:0]
 	src := d.bagSrc[k]
 	for r := src; r < src+d.bagPtr[k+1]-d.bagPtr[k]; r++ {
 		for p := d.m.rowptr[r]; p < d.m.rowptr[r+1]; p++ {
 			j, v := d.m.colidx[p], d.m.values[p]
-			if beta != nil && beta[j] == 0 {
+			if a != nil && a[j] == 0 && (b == nil || b[j] == 0) {
 				continue
 			}
 			if fm.cnt[j] == 0 {
 				fm.touched = append(fm.touched, j)
-				fm.acc[j] = v
+				fm.acc[j], fm.sum[j] = v, 0
 			}
 			fm.cnt[j]++
 			fm.acc[j] = max(fm.acc[j], v)
+			fm.sum[j] += v
 		}
 	}
 }
 
-// take returns column j's max over the bag's n instances, where one that
-// does not store the column holds a 0, and clears j for the next bag.
-func (fm *featMaxScratch) take(j int32, n int) float64 {
-	v := fm.acc[j]
+// take returns column j's max and sum over the bag's n instances, where
+// one that does not store the column holds a 0, and clears j for the next
+// bag.
+func (fm *featMaxScratch) take(j int32, n int) (mx, sum float64) {
+	mx = fm.acc[j]
 	if int(fm.cnt[j]) < n {
-		v = max(v, 0)
+		mx = max(mx, 0)
 	}
 	fm.cnt[j] = 0
-	return v
+	return mx, fm.sum[j]
 }
 
 // featMaxPool holds featMaxScratch values between scoring calls.
 var featMaxPool = sync.Pool{New: func() any { return new(featMaxScratch) }}
+
+// bagMeanMaxes returns the dataset of d's bag means and maxima side by
+// side (see FeatureMeanMaxPooling): one instance per bag of 2D features,
+// columns 0 to D-1 the bag means (as bagMeans computes them) and D to
+// 2D-1 the bag maxima (as bagMaxes), in d's bag order and storage kind,
+// with d's labels and bag ids. It checks ctx as bagMeans does.
+func bagMeanMaxes(ctx context.Context, d *Dataset) (*Dataset, error) {
+	means, err := bagMeans(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	maxes, err := bagMaxes(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	nb, cols := d.NumBags(), d.NumFeatures()
+	tk := ticker{ctx: ctx, left: ctxEvery}
+	m := &storage{rows: nb, cols: 2 * cols}
+	a, b := means.m, maxes.m
+	if !d.IsSparse() {
+		m.dense = make([]float64, 2*nb*cols)
+		for k := range nb {
+			if err := tk.tick(2 * cols); err != nil {
+				return nil, err
+			}
+			copy(m.dense[2*k*cols:], a.dense[k*cols:(k+1)*cols])
+			copy(m.dense[(2*k+1)*cols:], b.dense[k*cols:(k+1)*cols])
+		}
+		return perBag(m, d, "Fit (bag means and maxima)")
+	}
+	m.rowptr = make([]int, 1, nb+1)
+	m.colidx = make([]int32, 0, len(a.values)+len(b.values))
+	m.values = make([]float64, 0, len(a.values)+len(b.values))
+	for k := range nb {
+		if err := tk.tick(a.rowptr[k+1] - a.rowptr[k] + b.rowptr[k+1] - b.rowptr[k] + 1); err != nil {
+			return nil, err
+		}
+		m.colidx = append(m.colidx, a.colidx[a.rowptr[k]:a.rowptr[k+1]]...)
+		m.values = append(m.values, a.values[a.rowptr[k]:a.rowptr[k+1]]...)
+		for p := b.rowptr[k]; p < b.rowptr[k+1]; p++ {
+			m.colidx = append(m.colidx, b.colidx[p]+int32(cols))
+		}
+		m.values = append(m.values, b.values[b.rowptr[k]:b.rowptr[k+1]]...)
+		m.rowptr = append(m.rowptr, len(m.values))
+	}
+	return perBag(m, d, "Fit (bag means and maxima)")
+}
+
+// bagMeanMax returns beta0 + sum_j (a_j mean_i x_ij + b_j max_i x_ij) over
+// the instances i of bag k, with ab = (a, b) of length 2D: the bag's
+// score under FeatureMeanMaxPooling, from the instances. Dense: features
+// with a_j = b_j = 0 are skipped. Sparse: one pass over the bag's entries
+// gathers each column's max and sum in fm (see bagFeatureMax); an entry
+// an instance does not store is 0 and takes part in both.
+func (d *Dataset) bagMeanMax(k int, ab []float64, beta0 float64, fm *featMaxScratch) float64 {
+	n := d.bagPtr[k+1] - d.bagPtr[k]
+	nf := float64(n)
+	src := d.bagSrc[k]
+	cols := len(ab) / 2
+	a, b := ab[:cols], ab[cols:]
+	s := beta0
+	if !d.IsSparse() {
+		for j := range cols {
+			if a[j] == 0 && b[j] == 0 {
+				continue
+			}
+			x := d.m.dense[src*cols+j]
+			mx, sum := x, x
+			for r := src + 1; r < src+n; r++ {
+				x = d.m.dense[r*cols+j]
+				mx = max(mx, x)
+				sum += x
+			}
+			s += a[j]*(sum/nf) + b[j]*mx
+		}
+		return s
+	}
+	fm.grow(cols)
+	fm.gather(d, k, a, b)
+	for _, j := range fm.touched { // in first-seen order: the sum is deterministic
+		mx, sum := fm.take(j, n)
+		s += a[j]*(sum/nf) + b[j]*mx
+	}
+	return s
+}

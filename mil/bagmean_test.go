@@ -43,6 +43,42 @@ func handMeans(t *testing.T, d *Dataset) *Dataset {
 	return md
 }
 
+// summaryRows are three bags of 4 features for summaryCases: column 2 of
+// bag 0 (-5 and two zeros) has zeros a sparse copy does not store.
+var summaryRows = []float64{
+	-1, 1, 0, 3,
+	-2, 2, -5, 0,
+	-3, 4, 0, 0, // bag 0: rows 0-2
+	-4, -1, -7, -2,
+	-5, 3, -6, -3, // bag 1: rows 3-4
+	-6, 0, 0, -1, // bag 2: row 5
+}
+
+// summaryCase is a dataset for the tests of the bag summaries, with the
+// index of each of its bags in the original (order).
+type summaryCase struct {
+	name  string
+	d     *Dataset
+	order []int
+}
+
+// summaryCases returns the bags of x (4 features; bag 0 rows 0-2, bag 1
+// rows 3-4, bag 2 row 5; labels 0, 1, 1) dense and sparse, and their
+// subset of bags 2, 0, 1 dense and sparse.
+func summaryCases(t *testing.T, x []float64) []summaryCase {
+	t.Helper()
+	d0, err := NewDense(x, 4, []int{0, 3, 5, 6}, []float64{0, 1, 1})
+	require.NoError(t, err)
+	sub, err := d0.Subset([]int{2, 0, 1})
+	require.NoError(t, err)
+	return []summaryCase{
+		{"dense", d0, []int{0, 1, 2}},
+		{"sparse", convert(t, d0, Sparse), []int{0, 1, 2}},
+		{"dense subset", sub, []int{2, 0, 1}},
+		{"sparse subset", convert(t, sub, Sparse), []int{2, 0, 1}},
+	}
+}
+
 // TestBagMeans: bagMeans against the plain sums (to rounding), dense and
 // sparse and on a subset; a column constant on the instances is exactly
 // constant on the means (the plain sum of 0.1/3 three times is not 0.1,
@@ -63,20 +99,7 @@ func TestBagMeans(t *testing.T) {
 		{0.1, 1, 7, math.MaxFloat64},
 		{0.1, 0, 0, -math.MaxFloat64},
 	}
-	d0, err := NewDense(x, 4, []int{0, 3, 5, 6}, []float64{0, 1, 1})
-	require.NoError(t, err)
-	sub, err := d0.Subset([]int{2, 0, 1})
-	require.NoError(t, err)
-	for _, tc := range []struct {
-		name  string
-		d     *Dataset
-		order []int
-	}{
-		{"dense", d0, []int{0, 1, 2}},
-		{"sparse", convert(t, d0, Sparse), []int{0, 1, 2}},
-		{"dense subset", sub, []int{2, 0, 1}},
-		{"sparse subset", convert(t, sub, Sparse), []int{2, 0, 1}},
-	} {
+	for _, tc := range summaryCases(t, x) {
 		md, err := bagMeans(context.Background(), tc.d)
 		require.NoError(t, err, tc.name)
 		require.Equal(t, tc.d.NumBags(), md.NumBags(), tc.name)
@@ -163,7 +186,7 @@ func TestMeanBudgetCountsMeans(t *testing.T) {
 	opt.Pooling = MeanPooling()
 	opt.MaxIter = 5
 	one := fitBytes(d, &opt) + copyBytes(d)
-	require.Equal(t, copyBytes(d), meanBytes(d), "bags of one: the means are as large as the features")
+	require.Equal(t, copyBytes(d), meanBytes(d, MeanPooling()), "bags of one: the means are as large as the features")
 	forceCopy = true
 	defer func() { forceCopy = false }()
 	opt.MaxBytes = int64(one)
@@ -311,4 +334,18 @@ func FuzzBagMeans(f *testing.F) {
 			}
 		}
 	})
+}
+
+// summaryCancels checks that summary (bagMaxes, bagMeanMaxes) returns the
+// context's error on a cancelled context, dense and sparse.
+func summaryCancels(t *testing.T, summary func(context.Context, *Dataset) (*Dataset, error)) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	big, _, err := Synthetic(SynthConfig{Bags: 400, Features: 300, MinInstances: 2, MaxInstances: 4, Seed: 3})
+	require.NoError(t, err)
+	for _, b := range []*Dataset{big, convert(t, big, Sparse)} {
+		_, err = summary(ctx, b)
+		assert.ErrorIs(t, err, context.Canceled)
+	}
 }

@@ -29,7 +29,23 @@ func (pr *prepared) checkBytes(d *Dataset, opt *Options, need float64) error {
 // and the vectors over the instances and bags. A fit that copies the
 // features (see prepare) adds copyBytes, checked once it knows.
 func fitBytes(d *Dataset, opt *Options) float64 {
-	ni, nb, nf := float64(d.NumInstances()), float64(d.NumBags()), float64(d.NumFeatures())
+	return solverBytes(d, opt, d.NumFeatures())
+}
+
+// wideBytes is what a fit of d under opt needs beyond fitBytes(d) when
+// its pooling solves on rows wider than d's (FeatureMeanMaxPooling: 2D
+// columns, with their Gram matrix and vectors), 0 otherwise.
+func wideBytes(d *Dataset, opt *Options) float64 {
+	nf := d.NumFeatures()
+	if w := opt.Pooling.width(); w > 1 {
+		return solverBytes(d, opt, w*nf) - solverBytes(d, opt, nf)
+	}
+	return 0
+}
+
+// solverBytes is fitBytes with nf features.
+func solverBytes(d *Dataset, opt *Options, features int) float64 {
+	ni, nb, nf := float64(d.NumInstances()), float64(d.NumBags()), float64(features)
 	gram := 0.0
 	if d1 := nf + 1; opt.Beta == BetaGram || (opt.Beta == BetaAuto && d1 <= gramMaxDim) {
 		gram = d1 * d1 * 8
@@ -48,7 +64,7 @@ func copyBytes(d *Dataset) float64 {
 
 // bytes returns Fit's estimate of what it allocated for pr (see fitBytes).
 func (pr *prepared) bytes(d *Dataset, opt *Options) float64 {
-	b := fitBytes(d, opt)
+	b := fitBytes(d, opt) + wideBytes(d, opt)
 	if pr.means != nil {
 		b += copyBytes(pr.means)
 		d = pr.means
@@ -70,11 +86,17 @@ func cvTableBytes(s *Search, nb int) float64 {
 	return settings*reps*float64(s.Folds)*(3*8+24+2*8) + settings*reps*float64(nb)*8 + reps*float64(nb)*48
 }
 
-// meanBytes bounds the bag means' or maxima's storage (bagMeans,
-// bagMaxes): one row per bag, at most d's entries when sparse.
-func meanBytes(d *Dataset) float64 {
-	if d.IsSparse() {
-		return float64(d.NNZ())*12 + float64(d.NumBags()+1)*8
+// meanBytes bounds the storage of the bag summaries pooling p is solved
+// on (bagMeans, bagMaxes, bagMeanMaxes, which holds both and, while it
+// builds them, their two parts): one row per bag of D (2D) columns, at
+// most d's entries (twice) when sparse.
+func meanBytes(d *Dataset, p Pooling) float64 {
+	w := float64(p.width())
+	if w > 1 {
+		w = 2 * w
 	}
-	return float64(d.NumBags()) * float64(d.NumFeatures()) * 8
+	if d.IsSparse() {
+		return w * (float64(d.NNZ())*12 + float64(d.NumBags()+1)*8)
+	}
+	return w * float64(d.NumBags()) * float64(d.NumFeatures()) * 8
 }

@@ -109,9 +109,13 @@
 //
 // Pooling offers the max (MaxPooling), the mean of the k largest instance
 // scores (TopKPooling) or of the largest fraction (TopFracPooling), the mean
-// (MeanPooling: a convex problem, solved on the bag means, one row per bag)
-// and the feature-wise max (FeatureMaxPooling: each feature's maximum over
-// the bag, scored linearly; not a pooling of instance scores). Features are
+// (MeanPooling: a convex problem, solved on the bag means, one row per bag),
+// the feature-wise max (FeatureMaxPooling: each feature's maximum over the
+// bag, scored linearly) and the feature-wise mean and max together
+// (FeatureMeanMaxPooling: 2D bag features, two coefficient vectors,
+// Model.BagCoefficients); the last two are not poolings of instance
+// scores, but are scored, predicted and explained (witnesses) through the
+// same Model methods. Features are
 // standardized on the training bags inside Fit (Options.Scaling) and the
 // coefficients mapped back, so a Model takes raw data.
 //

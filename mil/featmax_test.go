@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,34 +14,16 @@ import (
 // and on a subset; in a sparse bag an entry one instance does not store is
 // a 0 that takes part in the max (column 2 of bag 0: -5 and two zeros).
 func TestBagMaxes(t *testing.T) {
-	x := []float64{
-		-1, 1, 0, 3,
-		-2, 2, -5, 0,
-		-3, 4, 0, 0, // bag 0: rows 0-2
-		-4, -1, -7, -2,
-		-5, 3, -6, -3, // bag 1: rows 3-4
-		-6, 0, 0, -1, // bag 2: row 5
-	}
+	x := summaryRows
 	want := [][]float64{
 		{-1, 4, 0, 3},
 		{-4, 3, -6, -2},
 		{-6, 0, 0, -1},
 	}
-	d0, err := NewDense(x, 4, []int{0, 3, 5, 6}, []float64{0, 1, 1})
-	require.NoError(t, err)
-	sub, err := d0.Subset([]int{2, 0, 1})
-	require.NoError(t, err)
+	cases := summaryCases(t, x)
+	d0 := cases[0].d
 	row := make([]float64, 4)
-	for _, tc := range []struct {
-		name  string
-		d     *Dataset
-		order []int
-	}{
-		{"dense", d0, []int{0, 1, 2}},
-		{"sparse", convert(t, d0, Sparse), []int{0, 1, 2}},
-		{"dense subset", sub, []int{2, 0, 1}},
-		{"sparse subset", convert(t, sub, Sparse), []int{2, 0, 1}},
-	} {
+	for _, tc := range cases {
 		md, err := bagMaxes(context.Background(), tc.d)
 		require.NoError(t, err, tc.name)
 		require.Equal(t, tc.d.NumBags(), md.NumInstances(), tc.name)
@@ -63,14 +44,7 @@ func TestBagMaxes(t *testing.T) {
 			assert.Equal(t, 0.25+w[0]-2*w[1]+3*w[2]+0.5*w[3], got[k], "sparse %v, bag %d", dd.IsSparse(), k)
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	big, _, err := Synthetic(SynthConfig{Bags: 400, Features: 300, MinInstances: 2, MaxInstances: 4, Seed: 3})
-	require.NoError(t, err)
-	for _, b := range []*Dataset{big, convert(t, big, Sparse)} {
-		_, err = bagMaxes(ctx, b)
-		assert.ErrorIs(t, err, context.Canceled)
-	}
+	summaryCancels(t, bagMaxes)
 }
 
 // featMaxData returns bags whose labels follow the sum of the maxima of
@@ -78,14 +52,25 @@ func TestBagMaxes(t *testing.T) {
 // flipped): a rule no pooling of instance scores expresses.
 func featMaxData(t *testing.T, bags int, seed uint64) *Dataset {
 	t.Helper()
-	r := rand.New(rand.NewPCG(seed, 3))
+	return bagRuleData(t, bags, rand.NewPCG(seed, 3), func(_, mx [6]float64) float64 {
+		return mx[0] + mx[1] + mx[2] + mx[3] + mx[4]
+	})
+}
+
+// bagRuleData returns bags of 3 to 10 instances of 12 standard normal
+// features drawn from src, labelled 1 when score(mean, max), of the means
+// and maxima of features 0-5 over the bag, is above its median, with 5%
+// of the labels flipped.
+func bagRuleData(t *testing.T, bags int, src rand.Source, score func(mean, mx [6]float64) float64) *Dataset {
+	t.Helper()
+	r := rand.New(src)
 	const nf = 12
 	var x []float64
 	bp := []int{0}
-	score := make([]float64, bags)
+	scores := make([]float64, bags)
 	for k := range bags {
 		n := 3 + r.IntN(8)
-		mx := [5]float64{}
+		var mean, mx [6]float64
 		for i := range mx {
 			mx[i] = math.Inf(-1)
 		}
@@ -93,30 +78,16 @@ func featMaxData(t *testing.T, bags int, seed uint64) *Dataset {
 			for j := range nf {
 				v := r.NormFloat64()
 				x = append(x, v)
-				if j < 5 {
+				if j < len(mx) {
+					mean[j] += v / float64(n)
 					mx[j] = max(mx[j], v)
 				}
 			}
 		}
-		for _, v := range mx {
-			score[k] += v
-		}
+		scores[k] = score(mean, mx)
 		bp = append(bp, bp[k]+n)
 	}
-	s := append([]float64(nil), score...)
-	sort.Float64s(s)
-	lab := make([]float64, bags)
-	for k := range lab {
-		if score[k] > s[bags/2] {
-			lab[k] = 1
-		}
-		if r.Float64() < 0.05 {
-			lab[k] = 1 - lab[k]
-		}
-	}
-	d, err := NewDense(x, nf, bp, lab)
-	require.NoError(t, err)
-	return d
+	return medianLabels(t, x, nf, bp, scores, r)
 }
 
 // TestFeatureMaxFit: a FeatureMaxPooling fit scores bags by their feature
@@ -126,15 +97,7 @@ func featMaxData(t *testing.T, bags int, seed uint64) *Dataset {
 // cannot.
 func TestFeatureMaxFit(t *testing.T) {
 	ctx := context.Background()
-	d := featMaxData(t, 240, 1)
-	idx := make([]int, d.NumBags())
-	for k := range idx {
-		idx[k] = k
-	}
-	train, err := d.Subset(idx[:160])
-	require.NoError(t, err)
-	test, err := d.Subset(idx[160:])
-	require.NoError(t, err)
+	train, test := splitAt(t, featMaxData(t, 240, 1), 160)
 	opt := DefaultOptions()
 	opt.Pooling = FeatureMaxPooling()
 	m, err := Fit(ctx, train, opt)
@@ -166,16 +129,7 @@ func TestFeatureMaxFit(t *testing.T) {
 		// 13 terms summed in two orders: a few ulps of the terms' sum.
 		assert.InDelta(t, want, scores[k], 32*0x1p-52*scale, "bag %d", k)
 	}
-	sparse := convert(t, test, Sparse)
-	ss, err := m.BagScores(sparse)
-	require.NoError(t, err)
-	for k := range ss {
-		assert.InDelta(t, scores[k], ss[k], 1e-12*(1+math.Abs(scores[k])), "sparse bag %d", k)
-	}
-	dst, inst := make([]float64, test.NumBags()), make([]float64, test.NumInstances())
-	if !raceEnabled { // the pooled scratch is dropped at random under -race
-		assert.Zero(t, testing.AllocsPerRun(10, func() { _ = m.BagScoresTo(dst, inst, sparse) }))
-	}
+	checkSparseScores(t, m, test, scores)
 
 	// The same fit as on the bag maxima, one row per bag.
 	bm, err := bagMaxes(ctx, train)
@@ -248,4 +202,22 @@ func TestFitCVFeatureMax(t *testing.T) {
 	}
 	assert.Equal(t, "featmax", FeatureMaxPooling().String())
 	assert.NoError(t, FeatureMaxPooling().Validate())
+}
+
+// checkSparseScores checks that m scores test stored sparse as it scored
+// it dense (scores), and without allocating, both ways (the sparse path
+// gathers the bags' columns in a pooled scratch).
+func checkSparseScores(t *testing.T, m *Model, test *Dataset, scores []float64) {
+	t.Helper()
+	sparse := convert(t, test, Sparse)
+	ss, err := m.BagScores(sparse)
+	require.NoError(t, err)
+	for k := range ss {
+		assert.InDelta(t, scores[k], ss[k], 1e-12*(1+math.Abs(scores[k])), "sparse bag %d", k)
+	}
+	dst, inst := make([]float64, test.NumBags()), make([]float64, test.NumInstances())
+	if !raceEnabled { // the pooled scratch is dropped at random under -race
+		assert.Zero(t, testing.AllocsPerRun(10, func() { _ = m.BagScoresTo(dst, inst, sparse) }))
+		assert.Zero(t, testing.AllocsPerRun(10, func() { _ = m.BagScoresTo(dst, inst, test) }))
+	}
 }

@@ -47,7 +47,8 @@ type FitResult struct {
 	Objective float64
 	// Loss is Objective's loss part (weighted, in Loss's scale).
 	Loss float64
-	// NonZero counts the non-zero coefficients of beta.
+	// NonZero counts the non-zero coefficients of beta (for
+	// FeatureMeanMaxPooling, of its two parts; see Model.BagCoefficients).
 	NonZero int
 	// InnerIterations is the total number of FISTA iterations of the
 	// beta-updates.
@@ -156,7 +157,7 @@ func checkFit(ctx context.Context, d *Dataset, opt Options) (Options, error) {
 		return opt, err
 	}
 	opt = opt.withDefaults()
-	if err := checkBytes(d, &opt, fitBytes(d, &opt)); err != nil {
+	if err := checkBytes(d, &opt, fitBytes(d, &opt)+wideBytes(d, &opt)); err != nil {
 		return opt, err
 	}
 	if pos, nb := d.Positives(), d.NumBags(); pos == 0 || pos == nb {
@@ -206,8 +207,8 @@ var forceCopy = false
 // and FISTA's step constant.
 func prepare(ctx context.Context, d *Dataset, opt *Options) (*prepared, error) {
 	pr := &prepared{}
-	if k := opt.Pooling.Kind; k == PoolMean || k == PoolFeatureMax {
-		// Solved on the bag means or maxima (see bagmean.go):
+	if opt.Pooling.bagLevel() {
+		// Solved on the bag means or maxima or both (see bagmean.go):
 		// everything below, the scaling included, applies to them.
 		md, err := pr.summarize(ctx, d, opt)
 		if err != nil {
@@ -237,15 +238,18 @@ func prepare(ctx context.Context, d *Dataset, opt *Options) (*prepared, error) {
 }
 
 // summarize returns the bag summaries opt's pooling is solved on (the bag
-// means for PoolMean, the bag maxima for PoolFeatureMax), after checking
-// their memory against opt.MaxBytes.
+// means for PoolMean, the bag maxima for PoolFeatureMax, both for
+// PoolFeatureMeanMax), after checking their memory against opt.MaxBytes.
 func (pr *prepared) summarize(ctx context.Context, d *Dataset, opt *Options) (*Dataset, error) {
-	if err := pr.checkBytes(d, opt, fitBytes(d, opt)+meanBytes(d)); err != nil {
+	if err := pr.checkBytes(d, opt, fitBytes(d, opt)+wideBytes(d, opt)+meanBytes(d, opt.Pooling)); err != nil {
 		return nil, err
 	}
 	summary, what := bagMeans, "bag means"
-	if opt.Pooling.Kind == PoolFeatureMax {
+	switch opt.Pooling.Kind {
+	case PoolFeatureMax:
 		summary, what = bagMaxes, "bag maxima"
+	case PoolFeatureMeanMax:
+		summary, what = bagMeanMaxes, "bag means and maxima"
 	}
 	md, err := summary(ctx, d)
 	if err != nil {
@@ -287,6 +291,7 @@ func (pr *prepared) standardize(ctx context.Context, d *Dataset, opt *Options, h
 	if err != nil {
 		return 0, err // "mil: FitScaler: ...", ctx's error or ErrBadInput
 	}
+
 	// Centered: the bias is not penalized, so centering changes the
 	// conditioning of the beta-update, not the problem. Sparse data
 	// is centered by folding only (see standardView), so its
@@ -467,11 +472,23 @@ func newModel(p *problem, x1, t []float64, back *xview, opt *Options) *Model {
 	m := &Model{beta: make([]float64, nf), beta0: theta[nf], opt: *opt}
 	m.opt.Callback = nil
 	m.beta0 = back.toRaw(m.beta, theta[:nf], m.beta0)
+	if w := opt.Pooling.width(); w > 1 {
+		// The coefficients of the bag means and maxima (see
+		// FeatureMeanMaxPooling); the instance coefficients are their sum.
+		m.bag, m.beta = m.beta, make([]float64, nf/w)
+		for j, b := range m.bag {
+			m.beta[j%len(m.beta)] += b
+		}
+	}
 	m.res = FitResult{
 		Objective: obj * scale, Loss: (obj - pen) * scale,
 		InnerIterations: p.inner, Beta: p.path, Sparse: p.x.d.IsSparse(), Lipschitz: p.fopt.L,
 	}
-	for _, b := range m.beta {
+	coef := m.beta
+	if m.bag != nil {
+		coef = m.bag
+	}
+	for _, b := range coef {
 		if b != 0 {
 			m.res.NonZero++
 		}

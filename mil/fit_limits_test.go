@@ -118,7 +118,7 @@ func TestFitBytesRefitVaccine(t *testing.T) {
 	o.Pooling, o.MaxIter = MeanPooling(), 1
 	m, err := Fit(context.Background(), d, o)
 	require.NoError(t, err)
-	assert.Equal(t, int64(fitBytes(d, &o)+meanBytes(d)), m.Result().Bytes)
+	assert.Equal(t, int64(fitBytes(d, &o)+meanBytes(d, o.Pooling)), m.Result().Bytes)
 	o.MaxBytes = m.Result().Bytes
 	_, err = Fit(context.Background(), d, o)
 	require.NoError(t, err)

@@ -21,17 +21,22 @@ func synthSplit(t testing.TB, cfg SynthConfig, nTrain int) (all, train, test *Da
 	t.Helper()
 	d, truth, err := Synthetic(cfg)
 	require.NoError(t, err)
+	train, test = splitAt(t, d, nTrain)
+	return d, train, test, truth
+}
+
+// splitAt returns d's first nTrain bags and the rest.
+func splitAt(t testing.TB, d *Dataset, nTrain int) (train, test *Dataset) {
+	t.Helper()
 	idx := make([]int, d.NumBags())
 	for i := range idx {
 		idx[i] = i
 	}
-	if train, err = d.Subset(idx[:nTrain]); err != nil {
-		t.Fatal(err)
-	}
-	if test, err = d.Subset(idx[nTrain:]); err != nil {
-		t.Fatal(err)
-	}
-	return d, train, test, truth
+	train, err := d.Subset(idx[:nTrain])
+	require.NoError(t, err)
+	test, err = d.Subset(idx[nTrain:])
+	require.NoError(t, err)
+	return train, test
 }
 
 // rowScore returns x_i . beta + beta0 by a plain loop over d.Row (row is
@@ -611,6 +616,21 @@ func TestFitCancelSetup(t *testing.T) {
 	if testing.Short() {
 		n, span = 8, 300*time.Millisecond
 	}
+	lats := cancelLatencies(t, n, span, func(ctx context.Context) error {
+		m, err := Fit(ctx, d, DefaultOptions())
+		assert.Nil(t, m)
+		return err
+	})
+	t.Logf("%d x %d dense, %d cancels: median %v, p90 %v, max %v", d.NumInstances(), d.NumFeatures(), len(lats),
+		lats[len(lats)/2], lats[len(lats)*9/10], lats[len(lats)-1])
+}
+
+// cancelLatencies runs run (a call that takes longer than span
+// uncancelled) with a context cancelled before the call and then n times
+// after a random delay of up to span, requires context.Canceled from
+// each, and returns the latencies from cancel to return, sorted.
+func cancelLatencies(t *testing.T, n int, span time.Duration, run func(ctx context.Context) error) []time.Duration {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(7, 8))
 	var lats []time.Duration
 	for i := range n + 1 {
@@ -628,21 +648,19 @@ func TestFitCancelSetup(t *testing.T) {
 				cancel()
 			}()
 		}
-		m, err := Fit(ctx, d, DefaultOptions())
+		err := run(ctx)
 		lat := time.Since(<-at)
 		cancel()
-		assert.Nil(t, m)
 		require.ErrorIs(t, err, context.Canceled, "cancel after %v", delay)
 		// Latency is wall time: on a loaded machine or under -race it is
 		// many times the few milliseconds measured on a quiet one, so the
-		// test asserts only that the fit does not run on (it takes seconds
+		// test asserts only that the call does not run on (it takes seconds
 		// uncancelled) and logs what it measured.
 		assert.Less(t, lat, 3*time.Second, "cancel after %v", delay)
 		lats = append(lats, lat)
 	}
 	slices.Sort(lats)
-	t.Logf("%d x %d dense, %d cancels: median %v, p90 %v, max %v", d.NumInstances(), d.NumFeatures(), len(lats),
-		lats[len(lats)/2], lats[len(lats)*9/10], lats[len(lats)-1])
+	return lats
 }
 
 // TestFitCopyPathBetaAuto: BetaAuto picks the Gram matrix when one

@@ -214,20 +214,22 @@ func (cv *cvRun) run(ctx context.Context) error {
 }
 
 // prepKind is the kind of setup a pooling's fits share: 1 (the bag means)
-// for the mean, 2 (the bag maxima) for the feature-wise max, 0 (the
-// instances) for the others.
+// for the mean, 2 (the bag maxima) for the feature-wise max, 3 (both) for
+// the feature-wise mean and max, 0 (the instances) for the others.
 func prepKind(p Pooling) int {
 	switch p.Kind {
 	case PoolMean:
 		return 1
 	case PoolFeatureMax:
 		return 2
+	case PoolFeatureMeanMax:
+		return 3
 	}
 	return 0
 }
 
 // prepKinds is the number of kinds prepKind returns.
-const prepKinds = 3
+const prepKinds = 4
 
 // runFolds runs the lambda path of every live pair on folds [f0, f1):
 // each (fold, scaling, kind) group's setup is built, shared by its pairs'
@@ -305,7 +307,7 @@ func (cv *cvRun) prepareGroup(ctx context.Context, g *cvGroup) (*prepared, error
 	}
 	opt := cv.s.Base.withDefaults()
 	opt.Scaling = cv.s.Scalings[g.scaling]
-	opt.Pooling = [prepKinds]Pooling{MaxPooling(), MeanPooling(), FeatureMaxPooling()}[g.kind]
+	opt.Pooling = [prepKinds]Pooling{MaxPooling(), MeanPooling(), FeatureMaxPooling(), FeatureMeanMaxPooling()}[g.kind]
 	return prepare(ctx, train, &opt)
 }
 

@@ -12,11 +12,13 @@ import (
 
 // kktViolation returns the largest violation, over the standardized
 // coefficients, of the optimality conditions of L1 logistic regression
-// on the standardized bag means md (the problem a MeanPooling fit with
-// MeanLoss and Balanced weights solves): with g the gradient of the mean
+// with raw coefficients beta and bias beta0 on the standardized bag rows
+// md (the problem a MeanPooling fit with MeanLoss and Balanced weights
+// solves on the bag means, a FeatureMeanMaxPooling fit on the bag means
+// and maxima): with g the gradient of the mean
 // weighted log-loss, g_j = -lambda sign(beta_j) where beta_j != 0 and
 // |g_j| <= lambda where beta_j = 0; and |g_bias| (which must be 0).
-func kktViolation(t *testing.T, md *Dataset, m *Model, lambda float64, scaling Scaling) (coef, bias float64) {
+func kktViolation(t *testing.T, md *Dataset, beta []float64, beta0, lambda float64, scaling Scaling) (coef, bias float64) {
 	t.Helper()
 	sc, err := FitScaler(context.Background(), md)
 	require.NoError(t, err)
@@ -25,7 +27,6 @@ func kktViolation(t *testing.T, md *Dataset, m *Model, lambda float64, scaling S
 			sc.Mean[j], sc.Scale[j] = 0, 1
 		}
 	}
-	beta, beta0 := m.Coefficients()
 	nb, nf := md.NumBags(), md.NumFeatures()
 	pos := float64(md.Positives())
 	row := make([]float64, nf)
@@ -77,16 +78,29 @@ func TestFitMeanKKT(t *testing.T) {
 	require.NoError(t, err)
 	syn, _, err := Synthetic(SynthConfig{Bags: 200, MinInstances: 1, MaxInstances: 6, Features: 12, Seed: 5})
 	require.NoError(t, err)
-	for name, d := range map[string]*Dataset{"fox": fox, "synthetic": syn, "synthetic sparse": convert(t, syn, Sparse)} {
-		md := handMeans(t, d)
+	data := map[string]*Dataset{"fox": fox, "synthetic": syn, "synthetic sparse": convert(t, syn, Sparse)}
+	checkKKT(t, MeanPooling(), data, func(d *Dataset) *Dataset { return handMeans(t, d) }, func(m *Model) ([]float64, float64) {
+		return m.Coefficients()
+	})
+}
+
+// checkKKT fits pooling p on each of data with both scalings at lambda
+// 0.03 and 0.01 and checks the optimality conditions of L1 logistic
+// regression on the bag rows rows(d) at the coefficients coef(m) (see
+// kktViolation), within TestFitMeanKKT's bounds.
+func checkKKT(t *testing.T, p Pooling, data map[string]*Dataset, rows func(*Dataset) *Dataset, coef func(*Model) ([]float64, float64)) {
+	t.Helper()
+	for name, d := range data {
+		md := rows(d)
 		for _, sc := range []Scaling{ScaleAuto, ScaleNone} {
 			for _, lam := range []float64{0.03, 0.01} {
 				opt := DefaultOptions()
-				opt.Pooling, opt.Lambda, opt.Scaling = MeanPooling(), lam, sc
+				opt.Pooling, opt.Lambda, opt.Scaling = p, lam, sc
 				m, err := Fit(context.Background(), d, opt)
 				require.NoError(t, err)
 				require.Positive(t, m.Result().NonZero, "%s: the zero model would test the bias only", name)
-				c, b := kktViolation(t, md, m, lam, sc)
+				beta, beta0 := coef(m)
+				c, b := kktViolation(t, md, beta, beta0, lam, sc)
 				assert.LessOrEqual(t, c, 0.05*lam, "%s, %v, lambda %g: coefficients", name, sc, lam)
 				assert.LessOrEqual(t, b, 1e-3, "%s, %v, lambda %g: bias", name, sc, lam)
 			}

@@ -3,6 +3,7 @@ package mil
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/neadmm/neadmm/internal/num"
 )
@@ -17,8 +18,12 @@ import (
 type Model struct {
 	beta  []float64 // on the raw features
 	beta0 float64
-	res   FitResult
-	opt   Options
+	// bag holds the coefficients (a, b) of the bag means and maxima on
+	// the raw features for FeatureMeanMaxPooling (len 2D; beta is then
+	// a + b), nil otherwise.
+	bag []float64
+	res FitResult
+	opt Options
 	// parts and weights make an ensemble (see Ensemble); beta and beta0
 	// are then the weighted mean of the parts' coefficients.
 	parts   []*Model
@@ -36,12 +41,40 @@ func (m *Model) NumFeatures() int {
 
 // Coefficients returns a copy of beta and the bias beta0 on the raw
 // features: the score of an instance x is x . beta + beta0. A nil model
-// has none. For an ensemble they are the weighted mean of its parts'.
+// has none. For an ensemble they are the weighted mean of its parts'. For
+// FeatureMeanMaxPooling beta is a + b (see BagCoefficients): x . beta +
+// beta0 is the score of a bag holding x alone.
 func (m *Model) Coefficients() (beta []float64, beta0 float64) {
 	if m == nil {
 		return nil, 0
 	}
 	return append([]float64(nil), m.beta...), m.beta0
+}
+
+// BagCoefficients returns copies of the coefficients of a model whose bag
+// score is linear in its bag's feature means and maxima,
+//
+//	score = (mean_j x_j) . mean + (max_j x_j) . max + beta0,
+//
+// over the bag's instances x_j: mean = beta for MeanPooling (max nil),
+// max = beta for FeatureMaxPooling (mean nil), both for
+// FeatureMeanMaxPooling. ok is false (and the slices nil) for the other
+// poolings, whose bag score is not linear in the bag's features, for an
+// ensemble and for a nil model.
+func (m *Model) BagCoefficients() (mean, max []float64, beta0 float64, ok bool) {
+	if m == nil || len(m.parts) > 0 {
+		return nil, nil, 0, false
+	}
+	switch m.opt.Pooling.Kind {
+	case PoolMean:
+		return slices.Clone(m.beta), nil, m.beta0, true
+	case PoolFeatureMax:
+		return nil, slices.Clone(m.beta), m.beta0, true
+	case PoolFeatureMeanMax:
+		nf := len(m.beta)
+		return slices.Clone(m.bag[:nf]), slices.Clone(m.bag[nf:]), m.beta0, true
+	}
+	return nil, nil, 0, false
 }
 
 // Result returns the diagnostics of the fit (zero for a nil model); for an
@@ -142,7 +175,7 @@ func (m *Model) bagScores(fn string, inst []float64, d *Dataset, nout, want int,
 	}
 	d.MulVec(inst, m.beta, m.beta0)
 	var fm *featMaxScratch
-	if !ens && m.opt.Pooling.Kind == PoolFeatureMax && d.IsSparse() {
+	if k := m.opt.Pooling.Kind; !ens && (k == PoolFeatureMax || k == PoolFeatureMeanMax) && d.IsSparse() {
 		fm = featMaxPool.Get().(*featMaxScratch)
 		defer featMaxPool.Put(fm)
 	}
@@ -176,17 +209,23 @@ func (m *Model) bagScores(fn string, inst []float64, d *Dataset, nout, want int,
 
 // poolBag returns the score of bag k of d (instances a to b-1, their
 // scores in inst) under m's pooling; m is not an ensemble. fm is scratch
-// for FeatureMaxPooling on sparse data (see bagFeatureMax).
+// for FeatureMaxPooling and FeatureMeanMaxPooling on sparse data (see
+// bagFeatureMax).
 func (m *Model) poolBag(inst []float64, d *Dataset, k, a, b int, fm *featMaxScratch) float64 {
-	if m.opt.Pooling.Kind == PoolFeatureMax {
+	switch m.opt.Pooling.Kind {
+	case PoolFeatureMax:
 		return d.bagFeatureMax(k, m.beta, m.beta0, fm)
+	case PoolFeatureMeanMax:
+		return d.bagMeanMax(k, m.bag, m.beta0, fm)
 	}
 	return poolValue(inst[a:b], m.opt.Pooling.k(b-a), nil)
 }
 
 // BagScoresTo sets dst[k] to the score of bag k of d, P(x_kj . beta +
 // beta0) with the model's pooling P (with FeatureMaxPooling, (max_j x_kj)
-// . beta + beta0, the max taken per feature), using inst (len d.NumInstances()) for
+// . beta + beta0, the max taken per feature; with FeatureMeanMaxPooling,
+// (mean_j x_kj) . a + (max_j x_kj) . b + beta0, see BagCoefficients),
+// using inst (len d.NumInstances()) for
 // the instance scores, which it leaves there. It allocates nothing. It
 // returns an error wrapping ErrBadInput if m or d is nil, d has another
 // number of features than the model, or a buffer has the wrong length; and
@@ -256,8 +295,9 @@ func (m *Model) Predict(d *Dataset) ([]float64, error) {
 // WitnessesTo sets dst[k] to the index (in d's instance order) of the
 // instance with the highest score in bag k: the witness that sets the bag
 // score under max pooling and the strongest of the instances pooled
-// otherwise (under FeatureMaxPooling, which pools features rather than
-// scores, the instance the coefficients rank highest). Ties go to the
+// otherwise (under FeatureMaxPooling and FeatureMeanMaxPooling, which pool
+// features rather than scores, the instance the coefficients rank highest:
+// the one that alone would make the most positive bag). Ties go to the
 // first instance. inst is as for BagScoresTo. It
 // allocates nothing; errors as BagScoresTo, whose bags without a finite
 // score get the witness -1.

@@ -63,13 +63,14 @@ const (
 	// with the statistics of the training instances (FitScaler's means
 	// and standard deviations; sparse features are centered too, by
 	// folding, where FitScaler's Mean is 0 for them). With MeanPooling,
-	// which Fit solves on the bags' mean features, it standardizes those
+	// which Fit solves on the bags' mean features (FeatureMaxPooling: on
+	// their maxima; FeatureMeanMaxPooling: on both), it standardizes those
 	// with their statistics over the training bags (each bag weighing the
 	// same). The
 	// standardization is folded into the products rather than applied to
 	// a copy (see docs/mil.md), and a column constant on the
-	// training instances (with MeanPooling: on the bag means, which a
-	// column varying only within the bags is too) is left out
+	// training instances (with the poolings solved on bag features: on
+	// those, which a column varying only within the bags is too) is left out
 	// (coefficient 0: the bias fits it). The model's coefficients are
 	// mapped back to the raw features (as Scaler.ToRaw does), so
 	// prediction takes raw data.

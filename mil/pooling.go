@@ -31,6 +31,11 @@ const (
 	// whichever instance holds it. It is not a pooling of instance
 	// scores (see FeatureMaxPooling).
 	PoolFeatureMax
+	// PoolFeatureMeanMax scores a bag by its features' means and maxima
+	// over its instances, (mean_j x_ij) . a + (max_j x_ij) . b + beta0:
+	// the mean pooling and the feature-wise max in one linear model (see
+	// FeatureMeanMaxPooling). It is not a pooling of instance scores.
+	PoolFeatureMeanMax
 )
 
 // Pooling is the rule q_i = P(t_i) that turns the instance scores t_i of bag
@@ -68,6 +73,20 @@ func MeanPooling() Pooling { return Pooling{Kind: PoolMean} }
 // explain the bag score.
 func FeatureMaxPooling() Pooling { return Pooling{Kind: PoolFeatureMax} }
 
+// FeatureMeanMaxPooling returns the feature-wise mean and max together: a
+// bag is represented by the mean and the maximum of each feature over its
+// instances, 2D values, and scored linearly, as L1 logistic regression on
+// those bag vectors, which is how Fit solves it (one row per bag, as for
+// MeanPooling; ScaleAuto standardizes the 2D columns over the bags). It
+// holds MeanPooling's and FeatureMaxPooling's models as special cases (b
+// = 0, a = 0), so it fits labels that follow a bag's average, the
+// features present somewhere in it, or both. The model keeps one
+// coefficient vector per part (Model.BagCoefficients); its instance
+// scores are x . (a + b) + beta0, the score of a bag holding that
+// instance alone, and its witnesses the instances scoring highest so:
+// they rank the instances but do not make up the bag score.
+func FeatureMeanMaxPooling() Pooling { return Pooling{Kind: PoolFeatureMeanMax} }
+
 // TopKPooling returns the mean of a bag's k highest instance scores.
 func TopKPooling(k int) Pooling { return Pooling{Kind: PoolTopK, K: k} }
 
@@ -75,7 +94,7 @@ func TopKPooling(k int) Pooling { return Pooling{Kind: PoolTopK, K: k} }
 // instance scores.
 func TopFracPooling(frac float64) Pooling { return Pooling{Kind: PoolTopFrac, Frac: frac} }
 
-// String returns "max", "mean", "top3", "top25%" or "featmax".
+// String returns "max", "mean", "top3", "top25%", "featmax" or "meanmax".
 func (p Pooling) String() string {
 	switch p.Kind {
 	case PoolMax:
@@ -88,6 +107,8 @@ func (p Pooling) String() string {
 		return "top" + strconv.FormatFloat(100*p.Frac, 'g', 4, 64) + "%"
 	case PoolFeatureMax:
 		return "featmax"
+	case PoolFeatureMeanMax:
+		return "meanmax"
 	}
 	return fmt.Sprintf("Pooling(%d)", int(p.Kind))
 }
@@ -96,7 +117,7 @@ func (p Pooling) String() string {
 // error wrapping ErrBadInput.
 func (p Pooling) Validate() error {
 	switch p.Kind {
-	case PoolMax, PoolMean, PoolFeatureMax:
+	case PoolMax, PoolMean, PoolFeatureMax, PoolFeatureMeanMax:
 		return nil
 	case PoolTopK:
 		if p.K < 1 {
@@ -110,6 +131,21 @@ func (p Pooling) Validate() error {
 		return nil
 	}
 	return fmt.Errorf("%w: Options.Pooling.Kind = %d, unknown", ErrBadInput, int(p.Kind))
+}
+
+// bagLevel reports whether Fit solves p on one row of bag features per bag
+// (the bag means, maxima, or both) rather than on the instances.
+func (p Pooling) bagLevel() bool {
+	return p.Kind == PoolMean || p.Kind == PoolFeatureMax || p.Kind == PoolFeatureMeanMax
+}
+
+// width returns how many columns per feature the rows Fit solves p on
+// have: 2 for the feature-wise mean and max, else 1.
+func (p Pooling) width() int {
+	if p.Kind == PoolFeatureMeanMax {
+		return 2
+	}
+	return 1
 }
 
 // k returns how many of a bag's n >= 1 instances the pooling averages.
