@@ -81,7 +81,7 @@ func (pr *prepared) bytes(d *Dataset, opt *Options) float64 {
 // per setting and repeat the test scores of every bag; per repeat the
 // test subsets' bookkeeping (about 48 bytes a bag).
 func cvTableBytes(s *Search, nb int) float64 {
-	settings := float64(len(s.Lambdas)) * float64(len(s.Poolings)) * float64(len(s.Scalings))
+	settings := float64(len(s.Lambdas)) * float64(len(s.pairs()))
 	reps := float64(max(s.Repeats, 1))
 	return settings*reps*float64(s.Folds)*(3*8+24+2*8) + settings*reps*float64(nb)*8 + reps*float64(nb)*48
 }

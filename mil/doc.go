@@ -128,9 +128,11 @@
 //
 // FitCV chooses lambda, the pooling and the scaling by stratified
 // cross-validation inside the training bags (Search, DefaultSearch),
-// scoring each setting by its held-out deviance (Search.Criterion), may
-// return an ensemble of two or three settings (Ensemble), and refits on
-// all of them; its Selection lists every setting's scores. PaperOptions is the paper's
+// repeated on small sets (Search.MinTestBags), scoring each setting by its
+// held-out deviance (Search.Criterion); it keeps a reference setting the
+// cross-validation cannot tell from the best (Search.Anchors), may return
+// an ensemble of two or three settings (Ensemble), and refits on all of
+// them; its Selection lists every setting's scores and standard errors. PaperOptions is the paper's
 // setting (summed loss, lambda = 1, fixed rho = 0.1, 100 iterations);
 // DefaultOptions uses a mean loss with lambda = 0.01, a rho growing from
 // 0.03 and balanced class weights. The paper's numbers came from MATLAB's

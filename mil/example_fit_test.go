@@ -111,7 +111,7 @@ func ExampleFitCV() {
 	met, _ := mil.Evaluate(scores, test.Labels(), 0)
 	fmt.Println("test AUC above 0.9:", met.AUC > 0.9)
 	// Output:
-	// settings tried: 12 - the model uses the chosen pooling: true
+	// settings tried: 15 - the model uses the chosen pooling: true
 	// test AUC above 0.9: true
 }
 

@@ -157,19 +157,28 @@ func TestFeatureMaxFit(t *testing.T) {
 	assert.Greater(t, met.AUC, mmet.AUC+0.05)
 }
 
-// TestFitCVFeatureMax: DefaultSearch with the feature-wise max added
-// chooses it where the labels follow the features' maxima, and not on a
-// planted max rule;
+// TestFitCVFeatureMax: the max and mean poolings with the feature-wise
+// max added (DefaultSearch's grid before the feature-wise mean and max
+// joined it, without its anchor) choose the feature-wise max where the
+// labels follow the features' maxima, and not on a planted max rule;
 // FeatureMaxSE gates it (a huge one never chooses it) and must be finite
-// and >= 0.
+// and >= 0. DefaultSearch with it added chooses a model of the bags'
+// feature maxima there too (the feature-wise max, or its mean and max).
 func TestFitCVFeatureMax(t *testing.T) {
 	ctx := context.Background()
 	d := featMaxData(t, 200, 2)
 	withFM := func() Search {
 		s := DefaultSearch()
-		s.Poolings = append(s.Poolings, FeatureMaxPooling())
+		s.Poolings = []Pooling{MaxPooling(), MeanPooling(), FeatureMaxPooling()}
+		s.MinTestBags, s.AnchorSE = 0, 0
 		return s
 	}
+	s0 := DefaultSearch()
+	s0.Poolings = append(s0.Poolings, FeatureMaxPooling())
+	_, sel0, err := FitCV(ctx, d, s0)
+	require.NoError(t, err)
+	assert.Contains(t, []PoolKind{PoolFeatureMax, PoolFeatureMeanMax}, sel0.Best.Pooling.Kind, "%v", sel0.Best)
+
 	s := withFM()
 	m, sel, err := FitCV(ctx, d, s)
 	require.NoError(t, err)

@@ -70,14 +70,19 @@ func FitCV(ctx context.Context, d *Dataset, s Search) (*Model, Selection, error)
 	if err := checkBytes(d, &base, fitBytes(d, &base)); err != nil {
 		return nil, sel, err
 	}
+	s.Repeats = s.repeatsFor(nb)
+	sel.Folds = s.Folds * s.Repeats
+	if err := s.checkFits(); err != nil { // with the repeats MinTestBags added
+		return nil, sel, err
+	}
 	if need := cvTableBytes(&s, nb); need > float64(base.MaxBytes) {
 		return nil, sel, fmt.Errorf("%w: %w: FitCV: the cross-validation's tables (%d settings x %d test folds, with every setting's scores of %d bags x %d repeats) need about %.3g bytes; Base.MaxBytes = %d",
-			ErrBadInput, ErrTooLarge, len(s.Lambdas)*len(s.Poolings)*len(s.Scalings), sel.Folds, nb, max(s.Repeats, 1), need, base.MaxBytes)
+			ErrBadInput, ErrTooLarge, len(s.Lambdas)*len(s.pairs()), sel.Folds, nb, s.Repeats, need, base.MaxBytes)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, sel, fmt.Errorf("mil: FitCV: %w", err)
 	}
-	splits, err := (Protocol{Folds: s.Folds, Repeats: max(s.Repeats, 1), Seed: s.Seed}).Splits(d.Labels())
+	splits, err := (Protocol{Folds: s.Folds, Repeats: s.Repeats, Seed: s.Seed}).Splits(d.Labels())
 	if err != nil {
 		return nil, sel, err
 	}
@@ -131,6 +136,10 @@ type cvRun struct {
 	lamIdx []int     // lams[i] = s.Lambdas[lamIdx[i]]
 	// tests are the test sets of the folds.
 	tests []*Dataset
+	// pairs are the (scaling, pooling) pairs of the grid, as indices into
+	// s.Scalings and s.Poolings, in grid order without s.Skip's: a pair
+	// index below is an index into pairs.
+	pairs [][2]int
 	// auc[pair][fold][lambda] (NaN: not run), the test-fold deviance and
 	// the fit's iterations: each task writes only its own (pair, fold)
 	// cells.
@@ -147,7 +156,6 @@ type cvRun struct {
 	maxSetups int
 }
 
-// pair index = scaling*len(Poolings) + pooling.
 func newCVRun(d *Dataset, s Search, splits []Split) *cvRun {
 	cv := &cvRun{d: d, s: s, splits: splits, nf: len(splits)}
 	cv.lamIdx = make([]int, len(s.Lambdas))
@@ -158,7 +166,8 @@ func newCVRun(d *Dataset, s Search, splits []Split) *cvRun {
 	for _, i := range cv.lamIdx {
 		cv.lams = append(cv.lams, s.Lambdas[i])
 	}
-	npairs := len(s.Scalings) * len(s.Poolings)
+	cv.pairs = s.pairs()
+	npairs := len(cv.pairs)
 	cv.auc = make([][][]float64, npairs)
 	cv.dev = make([][][]float64, npairs)
 	cv.iters = make([][][]int, npairs)
@@ -185,7 +194,6 @@ func newCVRun(d *Dataset, s Search, splits []Split) *cvRun {
 }
 
 func (cv *cvRun) run(ctx context.Context) error {
-	s := cv.s
 	cv.tests = make([]*Dataset, cv.nf)
 	for f := range cv.nf {
 		var err error
@@ -193,24 +201,38 @@ func (cv *cvRun) run(ctx context.Context) error {
 			return err
 		}
 	}
-	screen := cv.nf
-	if s.ScreenFolds > 0 && s.ScreenFolds < cv.nf {
-		screen = s.ScreenFolds
-	}
-	// Stage 1: every pair on the screening folds; stage 2: the pairs left
-	// on the other folds.
-	for _, folds := range [][2]int{{0, screen}, {screen, cv.nf}} {
-		if folds[0] == folds[1] {
-			continue
-		}
+	// Each stage runs the pairs left on its folds and (but the last)
+	// drops the pairs trailing by then.
+	stages := cv.stages()
+	for i, folds := range stages {
 		if err := cv.runFolds(ctx, folds[0], folds[1]); err != nil {
 			return err
 		}
-		if folds[1] == screen {
-			cv.reject(screen)
+		if i < len(stages)-1 {
+			cv.reject(folds[1])
 		}
 	}
 	return nil
+}
+
+// stages returns the fold ranges the cross-validation runs in turn: the
+// screening folds (s.ScreenFolds), the rest of the first repeat, then the
+// other repeats; empty ranges are left out, and without screening
+// (ScreenFolds 0, or at least every fold) there is one range.
+func (cv *cvRun) stages() [][2]int {
+	s := cv.s
+	if s.ScreenFolds <= 0 || s.ScreenFolds >= cv.nf {
+		return [][2]int{{0, cv.nf}}
+	}
+	var out [][2]int
+	from := 0
+	for _, to := range []int{s.ScreenFolds, max(s.ScreenFolds, min(s.Folds, cv.nf)), cv.nf} {
+		if to > from {
+			out = append(out, [2]int{from, to})
+			from = to
+		}
+	}
+	return out
 }
 
 // prepKind is the kind of setup a pooling's fits share: 1 (the bag means)
@@ -280,8 +302,8 @@ func (cv *cvRun) groups(f0, f1 int) []*cvGroup {
 		for sc := range s.Scalings {
 			for kind := range prepKinds {
 				g := &cvGroup{fold: f, scaling: sc, kind: kind}
-				for pl, p := range s.Poolings {
-					if pair := sc*len(s.Poolings) + pl; cv.alive[pair] && prepKind(p) == kind {
+				for pair, sp := range cv.pairs {
+					if sp[0] == sc && cv.alive[pair] && prepKind(s.Poolings[sp[1]]) == kind {
 						g.pairs = append(g.pairs, pair)
 					}
 				}
@@ -343,8 +365,7 @@ func isCtxErr(err error) bool {
 // test-fold AUC and deviance.
 func (cv *cvRun) path(ctx context.Context, pr *prepared, pair, fold int) error {
 	s := cv.s
-	np := len(s.Poolings)
-	sc, pl := pair/np, pair%np
+	sc, pl := cv.pairs[pair][0], cv.pairs[pair][1]
 	test := cv.tests[fold]
 	opt := s.Base.withDefaults()
 	opt.Callback = nil

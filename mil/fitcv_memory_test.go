@@ -90,12 +90,12 @@ func TestFitCVMemoryScalings(t *testing.T) {
 	runGramSearch(t, s)
 }
 
-// gramSearch is one setting on 2 folds, screening and ensembles off, each
-// fit one iteration on the Gram matrix.
+// gramSearch is one setting on 2 folds, screening, ensembles and the
+// repeats of small sets off, each fit one iteration on the Gram matrix.
 func gramSearch() Search {
 	s := DefaultSearch()
 	oneSetting(&s)
-	s.Folds, s.ScreenFolds, s.EnsembleSize = 2, 0, 0
+	s.Folds, s.ScreenFolds, s.EnsembleSize, s.MinTestBags = 2, 0, 0, 0
 	s.Base.MaxIter, s.Base.Beta = 1, BetaGram
 	return s
 }
@@ -125,7 +125,7 @@ func TestFitCVGridCapped(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, _, err := FitCV(ctx, d, s)
-	requireBadInput(t, err, true, "are 8e+07 fits, above MaxSearchFits = 1048576")
+	requireBadInput(t, err, true, "are 1e+08 fits, above MaxSearchFits = 1048576")
 
 	s = DefaultSearch()
 	s.Repeats = MaxSplits

@@ -21,6 +21,13 @@ type Setting struct {
 	FoldAUC               []float64
 	Deviance, DevianceStd float64
 	FoldDeviance          []float64
+	// Score is its CV score under Search.Criterion, higher is better: AUC,
+	// or -Deviance; ScoreSE its standard error, the sample standard
+	// deviation of the criterion's fold values over the square root of
+	// the number of folds of one repeat (Search.Folds, or the folds it ran
+	// if fewer), since the repeats' folds reuse the same bags. The rules
+	// that compare settings within standard errors use these.
+	Score, ScoreSE float64
 	// Rejected reports that it stopped after the screening folds.
 	Rejected bool
 	// Iterations is the total of its fits' outer iterations.
@@ -72,7 +79,8 @@ type EnsembleSetting struct {
 }
 
 // String formats the selection as a table of the settings with their
-// scores, the chosen one marked.
+// scores (mean ± std over the folds, and the criterion's score with its
+// standard error), the chosen one marked.
 func (s Selection) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d-fold CV, %d fits, %d settings rejected early; chosen: %v (AUC %.4f ± %.4f, deviance %.4f ± %.4f)\n",
@@ -86,8 +94,8 @@ func (s Selection) String() string {
 		if st.Rejected {
 			rej = " (rejected)"
 		}
-		fmt.Fprintf(&b, "%s %-44v AUC %.4f ± %.4f, deviance %.4f ± %.4f over %d folds%s\n",
-			mark, st, st.AUC, st.AUCStd, st.Deviance, st.DevianceStd, len(st.FoldAUC), rej)
+		fmt.Fprintf(&b, "%s %-44v AUC %.4f ± %.4f, deviance %.4f ± %.4f over %d folds; score %.4f, se %.4f%s\n",
+			mark, st, st.AUC, st.AUCStd, st.Deviance, st.DevianceStd, len(st.FoldAUC), st.Score, st.ScoreSE, rej)
 	}
 	if e := s.Ensemble; e != nil {
 		mark := " "
@@ -177,33 +185,38 @@ func (s Search) score(auc, dev float64) float64 {
 	return auc
 }
 
-// scoreSE returns the standard error of a setting's CV score:
-// std/sqrt(folds) of the criterion's fold values.
+// scoreSE returns the standard error of a setting's CV score (see
+// Setting.ScoreSE).
 func (s Search) scoreSE(st Setting) float64 {
 	sd := st.AUCStd
 	if s.Criterion == CriterionDeviance {
 		sd = st.DevianceStd
 	}
-	return sd / math.Sqrt(float64(len(st.FoldAUC)))
+	return sd / math.Sqrt(float64(min(len(st.FoldAUC), s.Folds)))
 }
 
-// reject drops the pairs whose best lambda trails the best pair by more
-// than Reject over the first `folds` folds. A pair held to FeatureMaxSE
-// can be dropped but sets the best only when every pair is held to it, so
-// that it cannot win by the others' rejection what its test would deny.
+// reject drops the pairs still alive whose best lambda trails the best
+// pair by more than Reject over the first `folds` folds, and at the end of
+// the first of several repeats those that rejectByScore drops. A pair
+// held to FeatureMaxSE can be dropped but sets the best only when every
+// pair is held to it, so that it cannot win by the others' rejection what
+// its test would deny.
 func (cv *cvRun) reject(folds int) {
 	if folds >= cv.nf {
 		return
 	}
 	best, bestGated := math.Inf(-1), math.Inf(-1)
 	pairBest := make([]float64, len(cv.alive))
-	for p := range cv.alive {
+	for p, alive := range cv.alive {
 		pairBest[p] = math.Inf(-1)
+		if !alive { // dropped at an earlier stage, over fewer folds
+			continue
+		}
 		for l := range cv.lams {
 			m, _, _ := meanStdAUC(cv.foldAUCs(p, l))
 			pairBest[p] = max(pairBest[p], m)
 		}
-		if cv.s.gated(cv.s.Poolings[p%len(cv.s.Poolings)]) {
+		if cv.s.gated(cv.s.Poolings[cv.pairs[p][1]]) {
 			bestGated = max(bestGated, pairBest[p])
 		} else {
 			best = max(best, pairBest[p])
@@ -224,12 +237,69 @@ func (cv *cvRun) reject(folds int) {
 	}
 	margin := max(cv.s.Reject, z*se)
 	for p := range cv.alive {
-		gated := cv.s.gated(cv.s.Poolings[p%len(cv.s.Poolings)])
+		gated := cv.s.gated(cv.s.Poolings[cv.pairs[p][1]])
 		// A gated pair must beat the others at the end by FeatureMaxSE
 		// standard errors; one that trails them on the screening folds
 		// is not run further (on vaccine and fox, where it never wins,
 		// this saves most of its fits).
 		if pairBest[p] < best-margin || gated && ungated && pairBest[p] < best {
+			cv.alive[p] = false
+		}
+	}
+	if folds == cv.s.Folds {
+		cv.rejectByScore(z)
+	}
+}
+
+// rejectByScore is reject's second test at the end of the first repeat of
+// a repeated cross-validation: a pair whose best setting's CV score over
+// the folds run trails the best setting's (among the pairs not held to
+// FeatureMaxSE, if any) by more than z standard errors of their paired
+// fold differences (see Search.pairedScoreSE) runs no further repeat.
+func (cv *cvRun) rejectByScore(z float64) {
+	type best struct {
+		pair, lam int
+		score     float64
+	}
+	scoreOf := func(p, l int) (float64, []float64) {
+		v := cv.foldValues(cv.auc, p, l)
+		if cv.s.Criterion == CriterionDeviance {
+			v = cv.foldValues(cv.dev, p, l)
+		}
+		m, _, _ := meanStdAUC(v)
+		return cv.s.score(m, m), v
+	}
+	pairBest := make([]best, len(cv.alive))
+	top := best{pair: -1}
+	for p, alive := range cv.alive {
+		pairBest[p] = best{pair: -1}
+		if !alive {
+			continue
+		}
+		for l := range cv.lams {
+			if sc, _ := scoreOf(p, l); pairBest[p].pair < 0 || sc > pairBest[p].score {
+				pairBest[p] = best{p, l, sc}
+			}
+		}
+		if gated := cv.s.gated(cv.s.Poolings[cv.pairs[p][1]]); !gated && (top.pair < 0 || pairBest[p].score > top.score) {
+			top = pairBest[p]
+		}
+	}
+	if top.pair < 0 {
+		return // every pair left is held to FeatureMaxSE
+	}
+	_, tv := scoreOf(top.pair, top.lam)
+	for p, b := range pairBest {
+		if b.pair < 0 || p == top.pair {
+			continue
+		}
+		_, v := scoreOf(p, b.lam)
+		d := make([]float64, len(v))
+		for f := range d {
+			d[f] = v[f] - tv[f]
+		}
+		_, sd, n := meanStdAUC(d)
+		if top.score-b.score > z*sd/math.Sqrt(float64(n)) {
 			cv.alive[p] = false
 		}
 	}
@@ -242,17 +312,21 @@ func (cv *cvRun) selection(ctx context.Context) (Selection, error) {
 	sel := Selection{Folds: cv.nf, Fits: cv.fits}
 	sel.Settings, sel.Rejected = cv.settings()
 	bestIdx := s.chooseSetting(sel.Settings)
+	anchor := s.anchorWins(sel.Settings)
+	if anchor >= 0 {
+		bestIdx = anchor
+	}
 	if s.EnsembleSize >= 2 {
 		var err error
 		if sel.Ensemble, err = cv.bestEnsemble(ctx, sel.Settings, s.EnsembleSize); err != nil {
 			return sel, err
 		}
-		if e := sel.Ensemble; e != nil && s.ensembleWins(e, sel.Settings[bestIdx]) {
+		if e := sel.Ensemble; e != nil && anchor < 0 && s.ensembleWins(e, sel.Settings[bestIdx]) {
 			sel.Ensembled = true
 			bestIdx = e.Members[0]
 		}
 	}
-	if chosen := sel.Settings[bestIdx]; !s.gated(chosen.Pooling) {
+	if chosen := sel.Settings[bestIdx]; anchor < 0 && !s.gated(chosen.Pooling) {
 		if fm := s.bestSetting(sel.Settings, func(st Setting) bool { return s.gated(st.Pooling) }); fm >= 0 {
 			c := s.settingScore(chosen)
 			if sel.Ensembled {
@@ -278,7 +352,7 @@ func (cv *cvRun) selection(ctx context.Context) (Selection, error) {
 func (cv *cvRun) settings() (settings []Setting, rejected int) {
 	s := cv.s
 	for p := range cv.alive {
-		sc, pl := p/len(s.Poolings), p%len(s.Poolings)
+		sc, pl := cv.pairs[p][0], cv.pairs[p][1]
 		for l, lam := range cv.lams {
 			iters := 0
 			for f := range cv.nf {
@@ -290,6 +364,7 @@ func (cv *cvRun) settings() (settings []Setting, rejected int) {
 			st := Setting{Lambda: lam, Pooling: s.Poolings[pl], Scaling: s.Scalings[sc], AUC: m, AUCStd: sd,
 				FoldAUC: aucs, Deviance: dm, DevianceStd: dsd, FoldDeviance: devs,
 				Rejected: !cv.alive[p], Iterations: iters}
+			st.Score, st.ScoreSE = s.settingScore(st), s.scoreSE(st)
 			if st.Rejected {
 				rejected++
 			}
@@ -343,6 +418,53 @@ func (s Search) chooseSetting(settings []Setting) int {
 		}
 	}
 	return bestIdx
+}
+
+// anchorWins returns the index of the setting of the first of s.Anchors
+// that the anchor rule chooses (see Search.AnchorSE), else -1: it ran on
+// every fold, and the best setting not held to FeatureMaxSE beats its CV
+// score by at most AnchorSE standard errors of their paired fold
+// differences.
+func (s Search) anchorWins(settings []Setting) int {
+	if s.AnchorSE == 0 {
+		return -1
+	}
+	best := s.bestSetting(settings, func(st Setting) bool { return !s.gated(st.Pooling) })
+	if best < 0 {
+		return -1
+	}
+	for _, an := range s.Anchors {
+		for i, st := range settings {
+			if st.Lambda != an.Lambda || st.Pooling != an.Pooling || st.Scaling != an.Scaling || st.Rejected {
+				continue
+			}
+			if s.settingScore(settings[best])-s.settingScore(st) <= s.AnchorSE*s.pairedScoreSE(settings[best], st) {
+				return i
+			}
+			break
+		}
+	}
+	return -1
+}
+
+// pairedScoreSE returns the standard error of the difference of two
+// settings' CV scores from their paired fold values under s.Criterion:
+// the sample std of the fold differences over the square root of the
+// folds of one repeat (see Setting.ScoreSE).
+func (s Search) pairedScoreSE(a, b Setting) float64 {
+	fa, fb := a.FoldAUC, b.FoldAUC
+	if s.Criterion == CriterionDeviance {
+		fa, fb = a.FoldDeviance, b.FoldDeviance
+	}
+	if len(fa) < 2 || len(fa) != len(fb) {
+		return 0
+	}
+	d := make([]float64, len(fa))
+	for f := range d {
+		d[f] = fa[f] - fb[f]
+	}
+	_, sd, n := meanStdAUC(d)
+	return sd / math.Sqrt(float64(min(n, s.Folds)))
 }
 
 // ensembleWins reports whether ensemble e replaces the chosen setting

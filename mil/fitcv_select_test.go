@@ -60,6 +60,7 @@ func devianceSearch(lambdas []float64, poolings ...Pooling) Search {
 	s.Scalings = []Scaling{ScaleAuto}
 	s.Criterion = CriterionDeviance
 	s.PreferBase, s.PreferMean, s.EnsembleSize = false, 0, 0
+	s.Anchors, s.AnchorSE, s.Skip, s.MinTestBags = nil, 0, nil, 0
 	return s
 }
 
@@ -266,4 +267,163 @@ func TestMeanStdAUCByHand(t *testing.T) {
 	assert.Zero(t, sd)
 	assert.Zero(t, n)
 	assert.InDelta(t, 0.1, pairedSE([]float64{0.9, 0.8}, []float64{0.8, 0.5}), 1e-15)
+}
+
+// TestSelectionAnchor: the anchor is chosen when the best setting beats
+// its deviance by at most AnchorSE standard errors of their paired fold
+// differences (boundary included), over any other rule and any ensemble;
+// else the other rules run as without it. The best (max pooling, lambda
+// 0.03) has deviances bestDevs (mean 0.5); the anchor's are bestDevs + c
+// + (3, -1, -1, -1)/32, whose differences from the best's have mean c and
+// sample std 2/32, so a standard error of 1/32 over the 4 folds, where
+// the anchor's own standard error is 2/32: c = 1/32 anchors, 2^-10 more
+// does not (nor would it with the unpaired errors). PreferBase would move
+// the best to lambda 0.01, and an ensemble of the two would win on AUC.
+func TestSelectionAnchor(t *testing.T) {
+	anchor := Setting{Lambda: 0.01, Pooling: FeatureMeanMaxPooling(), Scaling: ScaleAuto}
+	for _, c := range []struct {
+		shift      float64
+		wantAnchor bool
+	}{{1.0 / 32, true}, {1.0/32 + 1.0/1024, false}, {-0.25, true}} {
+		s := devianceSearch([]float64{0.03, 0.01}, MaxPooling(), FeatureMeanMaxPooling())
+		s.Anchors, s.AnchorSE = []Setting{anchor}, 1
+		s.PreferBase = true
+		cv := injectedRun(nil, s, 4)
+		inject(t, cv, 0, 0.03, rep(0.75, 4), bestDevs)
+		inject(t, cv, 0, 0.01, rep(0.75, 4), rep(0.5+1.0/64, 4))
+		dev := make([]float64, 4)
+		for f, v := range []float64{3, -1, -1, -1} {
+			dev[f] = bestDevs[f] + c.shift + v/32
+		}
+		inject(t, cv, 1, 0.01, rep(0.75, 4), dev)
+		inject(t, cv, 1, 0.03, rep(0.5, 4), rep(2, 4))
+		sel := testSelection(t, cv)
+		got := sel.Best
+		if c.wantAnchor {
+			assert.Equal(t, anchor.String(), got.String(), "shift %g", c.shift)
+		} else {
+			// PreferBase moves lambda within the max pooling.
+			assert.Equal(t, Setting{Lambda: 0.01, Pooling: MaxPooling(), Scaling: ScaleAuto}.String(), got.String(), "shift %g", c.shift)
+		}
+		assert.Equal(t, bestDevSE, s.pairedScoreSE(sel.Settings[0], sel.Settings[3]))
+	}
+	// An ensemble that would replace the best setting (here the anchor
+	// itself: A = (6, 0, -6, 0.1) on both folds, deviance about 0.36; the
+	// anchor B = (0, 1, 0, 0), then (2, 3, -2, -2), mean deviance about
+	// 0.35, AUC 7/8; their mean ranks every pair on both folds, with a
+	// deviance of about 0.26) is taken only when the anchor rule is off.
+	for _, anchored := range []bool{true, false} {
+		s := devianceSearch([]float64{0.01}, MaxPooling(), FeatureMeanMaxPooling())
+		s.Anchors, s.AnchorSE = []Setting{anchor}, 1
+		if !anchored {
+			s.AnchorSE = 0
+		}
+		s.EnsembleSize, s.EnsembleMargin = 2, 0.01
+		labels := []float64{1, 1, 0, 0}
+		cv := injectedRun(nil, s, 2)
+		cv.tests = []*Dataset{perBagData(t, labels), perBagData(t, labels)}
+		for f := range 2 {
+			put := func(pair int, q []float64) {
+				a, err := AUC(q, labels)
+				require.NoError(t, err)
+				cv.auc[pair][f][0], cv.dev[pair][f][0], cv.scores[pair][f][0] = a, deviance(q, labels, Balanced), q
+			}
+			put(0, []float64{6, 0, -6, 0.1})
+			put(1, [][]float64{{0, 1, 0, 0}, {2, 3, -2, -2}}[f])
+		}
+		sel := testSelection(t, cv)
+		require.NotNil(t, sel.Ensemble)
+		assert.Equal(t, !anchored, sel.Ensembled, "anchor rule on: %v", anchored)
+		if anchored {
+			assert.Equal(t, anchor.String(), sel.Best.String())
+		}
+	}
+}
+
+// perBagData returns a dataset of one instance (feature 0) per bag with
+// the given labels, for the test folds of injected runs.
+func perBagData(t *testing.T, labels []float64) *Dataset {
+	t.Helper()
+	ptr := make([]int, len(labels)+1)
+	for i := range ptr {
+		ptr[i] = i
+	}
+	d, err := NewDense(make([]float64, len(labels)), 1, ptr, slices.Clone(labels))
+	require.NoError(t, err)
+	return d
+}
+
+// TestPairedScoreSE: the paired standard error divides by the folds of one
+// repeat (Folds), not by all the folds of the repeats.
+func TestPairedScoreSE(t *testing.T) {
+	s := Search{Folds: 4, Criterion: CriterionDeviance}
+	a := Setting{FoldDeviance: []float64{1, 2, 3, 4, 1, 2, 3, 4}, FoldAUC: make([]float64, 8)}
+	b := Setting{FoldDeviance: make([]float64, 8), FoldAUC: make([]float64, 8)}
+	_, sd, _ := meanStdAUC(a.FoldDeviance)
+	assert.InDelta(t, sd/2, s.pairedScoreSE(a, b), 1e-15)
+	s.Criterion = CriterionAUC
+	assert.Zero(t, s.pairedScoreSE(a, b))
+	assert.Zero(t, s.pairedScoreSE(Setting{FoldAUC: []float64{1}}, Setting{FoldAUC: []float64{0}}))
+}
+
+// TestRejectAfterFirstRepeat: with repeats, the pairs are screened after
+// ScreenFolds folds and again after the first repeat, by the AUC margin
+// and by their scores' paired standard errors; a pair dropped at the first
+// stage (over fewer folds) neither sets the best at the second nor is
+// revived.
+func TestRejectAfterFirstRepeat(t *testing.T) {
+	labels := append(rep(1, 24), rep(0, 24)...)
+	d := perBagData(t, labels)
+	s := devianceSearch([]float64{0.01}, MaxPooling(), MeanPooling(), TopKPooling(2))
+	s.Folds, s.Repeats, s.ScreenFolds = 4, 2, 1
+	s.Reject, s.RejectSE = 0.05, 1e-9
+	cv := injectedRun(d, s, 8)
+	assert.Equal(t, [][2]int{{0, 1}, {1, 4}, {4, 8}}, cv.stages())
+	inject(t, cv, 0, 0.01, rep(0.75, 1), nil)
+	inject(t, cv, 1, 0.01, rep(0.75, 1), nil)
+	inject(t, cv, 2, 0.01, rep(0.5, 1), nil)
+	cv.reject(1)
+	require.Equal(t, []bool{true, true, false}, cv.alive)
+	cv.auc[2][0][0] = 1 // as if it had been far ahead: it is out all the same
+	inject(t, cv, 0, 0.01, rep(0.75, 4), nil)
+	inject(t, cv, 1, 0.01, []float64{0.75, 0.5, 0.5, 0.5}, nil)
+	cv.reject(4)
+	assert.Equal(t, []bool{true, false, false}, cv.alive)
+
+	// At the end of the first repeat a pair also goes when its best
+	// setting's score trails the best setting's by more than RejectSE
+	// paired standard errors, whatever the AUCs: deviances bestDevs + c +
+	// (3, -1, -1, -1)/32 against bestDevs differ by c with a standard
+	// error of 1/32 over the 4 folds; the bound 1.5/32 is kept.
+	for _, c := range []struct {
+		shift float64
+		keep  bool
+	}{{1.5 / 32, true}, {1.5/32 + 1.0/1024, false}} {
+		s := devianceSearch([]float64{0.01}, MaxPooling(), MeanPooling())
+		s.Folds, s.Repeats, s.ScreenFolds = 4, 2, 1
+		s.Reject, s.RejectSE = 0.5, 1.5
+		cv := injectedRun(d, s, 8)
+		dev := make([]float64, 4)
+		for f, v := range []float64{3, -1, -1, -1} {
+			dev[f] = bestDevs[f] + c.shift + v/32
+		}
+		inject(t, cv, 0, 0.01, rep(0.75, 4), bestDevs)
+		inject(t, cv, 1, 0.01, rep(0.75, 4), dev)
+		cv.reject(4)
+		assert.Equal(t, []bool{true, c.keep}, cv.alive, "shift %g", c.shift)
+	}
+
+	for _, c := range []struct {
+		screen, folds, nf int
+		want              [][2]int
+	}{
+		{0, 5, 10, [][2]int{{0, 10}}},
+		{10, 5, 10, [][2]int{{0, 10}}},
+		{1, 5, 5, [][2]int{{0, 1}, {1, 5}}},
+		{5, 5, 10, [][2]int{{0, 5}, {5, 10}}},
+		{7, 5, 10, [][2]int{{0, 7}, {7, 10}}},
+	} {
+		s := Search{ScreenFolds: c.screen, Folds: c.folds, Lambdas: []float64{1}, Poolings: []Pooling{{}}, Scalings: []Scaling{0}}
+		assert.Equal(t, c.want, injectedRun(nil, s, c.nf).stages(), "%+v", c)
+	}
 }

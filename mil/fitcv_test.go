@@ -2,6 +2,7 @@ package mil
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -21,6 +22,8 @@ func smallSearch() Search {
 	s.Folds = 3
 	s.EnsembleSize = 0 // the tests of ensembles set it
 	s.Criterion = CriterionAUC
+	s.MinTestBags = 0 // the tests of repeats set it
+	s.Skip, s.Anchors, s.AnchorSE = nil, nil, 0
 	return s
 }
 
@@ -88,29 +91,36 @@ func TestFitCV(t *testing.T) {
 }
 
 // TestFitCVWorkers checks that the selection and the model do not depend
-// on the number of workers, bit for bit.
+// on the number of workers, bit for bit: on a small grid, and on one with
+// the feature-wise mean and max and repeated folds (MinTestBags).
 func TestFitCVWorkers(t *testing.T) {
 	d, _, err := Synthetic(SynthConfig{Bags: 90, Features: 6, MinInstances: 1, MaxInstances: 5, Seed: 52})
 	require.NoError(t, err)
-	var first Selection
-	var firstBeta []float64
-	for _, w := range []int{1, 2, 5} {
-		s := smallSearch()
-		s.Workers = w
-		s.EnsembleSize = 2
-		s.EnsembleSE = 1 // the rule reads only the fold values, which must not depend on Workers
-		s.Criterion = CriterionDeviance
-		m, sel, err := FitCV(context.Background(), d, s)
-		require.NoError(t, err)
-		beta, _ := m.Coefficients()
-		sel.CVTime, sel.RefitTime = 0, 0
-		if w == 1 {
-			first, firstBeta = sel, beta
-			continue
-		}
-		assert.Equal(t, first, sel, "workers %d", w)
-		for j := range beta {
-			require.Equal(t, math.Float64bits(firstBeta[j]), math.Float64bits(beta[j]), "workers %d: beta[%d]", w, j)
+	for _, wide := range []bool{false, true} {
+		var first Selection
+		var firstBeta []float64
+		for _, w := range []int{1, 2, 5} {
+			s := smallSearch()
+			s.Workers = w
+			s.EnsembleSize = 2
+			s.EnsembleSE = 1 // the rule reads only the fold values, which must not depend on Workers
+			s.Criterion = CriterionDeviance
+			if wide {
+				s.Poolings = append(s.Poolings, FeatureMeanMaxPooling())
+				s.MinTestBags = 200
+			}
+			m, sel, err := FitCV(context.Background(), d, s)
+			require.NoError(t, err)
+			beta, _ := m.Coefficients()
+			sel.CVTime, sel.RefitTime = 0, 0
+			if w == 1 {
+				first, firstBeta = sel, beta
+				continue
+			}
+			assert.Equal(t, first, sel, "workers %d, wide %v", w, wide)
+			for j := range beta {
+				require.Equal(t, math.Float64bits(firstBeta[j]), math.Float64bits(beta[j]), "workers %d, wide %v: beta[%d]", w, wide, j)
+			}
 		}
 	}
 }
@@ -373,6 +383,67 @@ func TestFitCVRepeats(t *testing.T) {
 	_, _, err = FitCV(context.Background(), d, s)
 	assert.ErrorIs(t, err, ErrBadInput)
 	assert.ErrorContains(t, err, "Repeats = -1")
+}
+
+// TestFitCVMinTestBags: MinTestBags raises the repeats to
+// ceil(MinTestBags/B) on B bags, capped at MaxAutoRepeats and never below
+// Repeats, and runs exactly the search with those repeats; the settings
+// report their score and its standard error over one repeat's folds.
+func TestFitCVMinTestBags(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 90, Features: 6, MinInstances: 1, MaxInstances: 5, Seed: 58})
+	require.NoError(t, err)
+	s := smallSearch()
+	s.MinTestBags = 200 // ceil(200/90) = 3 repeats
+	_, auto, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	assert.Equal(t, 3*s.Folds, auto.Folds)
+	s.MinTestBags, s.Repeats = 0, 3
+	_, three, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	auto.CVTime, auto.RefitTime, three.CVTime, three.RefitTime = 0, 0, 0, 0
+	assert.Equal(t, three, auto)
+	for _, st := range auto.Settings {
+		assert.Equal(t, st.AUC, st.Score, st.String()) // CriterionAUC
+		n := min(len(st.FoldAUC), s.Folds)
+		assert.InDelta(t, st.AUCStd/math.Sqrt(float64(n)), st.ScoreSE, 1e-15, st.String())
+		assert.Contains(t, auto.String(), fmt.Sprintf("score %.4f, se %.4f", st.Score, st.ScoreSE), st.String())
+	}
+	for _, tc := range []struct{ repeats, minBags, bags, want int }{
+		{0, 0, 90, 1}, {2, 0, 90, 2}, {0, 90, 90, 1}, {0, 91, 90, 2}, {4, 200, 90, 4},
+		{0, 400, 83, 5}, {0, 400, 180, 3}, {0, 400, 1415, 1}, {0, 400, 20, MaxAutoRepeats},
+	} {
+		s := Search{Repeats: tc.repeats, MinTestBags: tc.minBags}
+		assert.Equal(t, tc.want, s.repeatsFor(tc.bags), "%+v", tc)
+	}
+	s = smallSearch()
+	s.MinTestBags = -1
+	_, _, err = FitCV(context.Background(), d, s)
+	assert.ErrorIs(t, err, ErrBadInput)
+	assert.ErrorContains(t, err, "MinTestBags = -1")
+}
+
+// TestFitCVSkip: the pairs in Skip are not run and not reported; every
+// other setting runs exactly as in the full grid.
+func TestFitCVSkip(t *testing.T) {
+	d, _, err := Synthetic(SynthConfig{Bags: 60, Features: 5, MinInstances: 1, MaxInstances: 4, Seed: 59})
+	require.NoError(t, err)
+	s := smallSearch()
+	s.Poolings = append(s.Poolings, FeatureMeanMaxPooling())
+	s.ScreenFolds = 0
+	_, full, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	s.Skip = []Setting{{Pooling: FeatureMeanMaxPooling(), Scaling: ScaleNone}, {Pooling: MeanPooling(), Scaling: ScaleAuto}}
+	_, skip, err := FitCV(context.Background(), d, s)
+	require.NoError(t, err)
+	require.Len(t, skip.Settings, len(full.Settings)-2*len(s.Lambdas))
+	i := 0
+	for _, st := range full.Settings {
+		if s.skipped(st) {
+			continue
+		}
+		assert.Equal(t, st, skip.Settings[i], "setting %d", i)
+		i++
+	}
 }
 
 // TestFitCVRejectSE: the screening margin is max(Reject, RejectSE*se);

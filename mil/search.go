@@ -2,6 +2,7 @@ package mil
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/neadmm/neadmm/internal/num"
 )
@@ -50,9 +51,12 @@ type Search struct {
 	// the smallest, each fit warm-started from the previous one.
 	Lambdas []float64
 	// Poolings and Scalings are the bag score rules and feature scalings
-	// tried.
+	// tried: every (scaling, pooling) pair but those in Skip (only their
+	// Scaling and Pooling are read; one that is not a pair of the grid
+	// changes nothing, and at least one pair must be left).
 	Poolings []Pooling
 	Scalings []Scaling
+	Skip     []Setting
 	// Folds (>= 2) is the number of stratified cross-validation folds;
 	// every class needs at least Folds bags.
 	Folds int
@@ -63,6 +67,15 @@ type Search struct {
 	// Criterion) over all Folds*Repeats test folds. The settings times
 	// Folds*Repeats, the fits, are at most MaxSearchFits.
 	Repeats int
+	// MinTestBags (>= 0; 0 turns it off) repeats the cross-validation on
+	// small data sets until its test folds hold at least MinTestBags bags
+	// in all (each repeat tests every bag once): FitCV on B bags runs
+	// max(Repeats, min(ceil(MinTestBags/B), MaxAutoRepeats)) repeats. A
+	// small set's inner folds are so few bags that one partition's noise
+	// decides among settings; averaging over partitions removes that part
+	// of it, at a cost that grows with the repeats on the sets whose fits
+	// are cheapest (see docs/mil-options.md).
+	MinTestBags int
 	// Seed makes the folds deterministic (as Protocol.Seed).
 	Seed uint64
 	// Criterion is the score a setting is chosen by (the zero value,
@@ -93,6 +106,11 @@ type Search struct {
 	// further folds, where se = sqrt(A(1-A)/m/ScreenFolds) (m the smaller
 	// class count of a test fold) is about the standard error of A: a
 	// small test fold cannot reject on a difference its noise explains.
+	// When the cross-validation is repeated, the same test runs again
+	// after the first repeat (over its Folds folds), and a pair whose
+	// best setting's CV score over them trails the best setting's by more
+	// than RejectSE standard errors of their paired fold differences (see
+	// Setting.ScoreSE) runs no further repeat either.
 	// ScreenFolds >= 0; Reject and RejectSE are finite and >= 0, and
 	// RejectSE = 0 means 1. ScreenFolds = 0 (or >= Folds*Repeats) runs
 	// every setting on every fold.
@@ -156,6 +174,22 @@ type Search struct {
 	// with (0: start from Base.Rho as a cold fit does), and never below
 	// Base.Rho. It must be in [0, 1].
 	WarmRho float64
+	// Anchors and AnchorSE (finite, >= 0; 0 turns the rule off) are a
+	// one-standard-error rule toward reference settings, applied first:
+	// the first of Anchors that ran on every fold and whose CV score the
+	// best setting's (among those not held to FeatureMaxSE) beats by at
+	// most AnchorSE standard errors of their paired fold differences (the
+	// sample std of the per-fold differences over the square root of
+	// Folds, see Setting.ScoreSE) is chosen, and neither PreferMean,
+	// PreferBase, an ensemble nor FeatureMaxSE's test replaces it. Only an
+	// anchor's Lambda, Pooling and Scaling are read; one that is not a
+	// setting of the grid is passed over, so that a grid narrowed from
+	// DefaultSearch's needs no change here. Where the cross-validation
+	// cannot tell the best setting from a reference one, FitCV returns the
+	// reference, known to do well, rather than the setting that won on
+	// that partition's noise (see docs/mil-options.md).
+	Anchors  []Setting
+	AnchorSE float64
 	// FeatureMaxSE (finite, >= 0; 0 scores them as any other setting)
 	// holds FeatureMaxPooling settings to a stricter test than the others:
 	// they take no part in the choice of the best setting, PreferMean,
@@ -170,32 +204,43 @@ type Search struct {
 
 // DefaultSearch returns the default search, chosen by measurement (see
 // docs/mil-options.md): lambdas 0.03, 0.01 and 0.003 (with DefaultOptions'
-// mean loss), the max and the mean pooling (add FeatureMaxPooling to
-// Poolings for labels that follow features present anywhere in a bag: it
-// is then held to FeatureMaxSE 2), features standardized and raw, 5
-// stratified folds (one repeat) with seed 1; after the first fold the
-// (scaling, pooling) pairs trailing the best by more than 0.02 AUC or 1.5
-// standard errors of the best one's, whichever is larger, are dropped;
-// the cross-validation fits grow rho by 5% per iteration (CVRhoGrowth)
-// and start each lambda of a path from the previous fit's iterate with
-// rho at 2% of where that fit ended (WarmRho). Settings are scored by
-// their mean test-fold deviance (CriterionDeviance). The pooling and
-// scaling are those of the best CV score, except that the best
-// mean-pooling setting replaces a max-pooling one that beats it by at
-// most one standard error (PreferMean); with the max pooling,
-// DefaultOptions' lambda 0.01 is kept unless another beats it by more
-// than one standard error (PreferBase). The ensembles of two or three
-// settings are candidates too: the one of the smallest deviance is chosen
-// when its deviance is smaller than the chosen setting's and its CV AUC
-// beats that setting's by more than 0.01 (EnsembleSize, EnsembleMargin).
-// The final fit uses DefaultOptions with the chosen lambda, pooling and
-// scaling (one per member for an ensemble).
+// mean loss); the max and the mean pooling with features standardized and
+// raw, and the feature-wise mean and max (FeatureMeanMaxPooling) with
+// standardized bag features only (Skip); 5 stratified folds with seed 1,
+// repeated on small sets until the test folds hold 300 bags in all
+// (MinTestBags: 2 repeats from 150 bags, 4 at 83). After the first fold,
+// and again after the first repeat, the (scaling, pooling) pairs trailing
+// the best by more than 0.02 AUC or 1.5 standard errors of the best one's,
+// whichever is larger, are dropped, and after the first repeat also those
+// whose best score trails the best setting's by more than 1.5 paired
+// standard errors (RejectSE); the cross-validation fits grow rho by
+// 5% per iteration (CVRhoGrowth) and start each lambda of a path from the
+// previous fit's iterate with rho at 2% of where that fit ended (WarmRho).
+// Settings are scored by their mean test-fold deviance (CriterionDeviance).
+// The feature-wise mean and max at lambda 0.01, standardized, is chosen
+// whenever the best setting beats it by at most 1.5 paired standard
+// errors (Anchors, AnchorSE: that is L1 logistic regression on the bags'
+// mean and max features, the model of the simple baselines). Otherwise the
+// pooling and scaling are those of the best CV score, except that the best
+// mean-pooling setting replaces another that beats it by at most one
+// standard error (PreferMean); with the max pooling, DefaultOptions'
+// lambda 0.01 is kept unless another beats it by more than one standard
+// error (PreferBase); and the ensembles of two or three settings are
+// candidates too: the one of the smallest deviance is chosen when its
+// deviance is smaller than the chosen setting's and its CV AUC beats that
+// setting's by more than 0.01 (EnsembleSize, EnsembleMargin). Add
+// FeatureMaxPooling to Poolings for labels that follow features present
+// anywhere in a bag: it is then held to FeatureMaxSE 2. The final fit uses
+// DefaultOptions with the chosen lambda, pooling and scaling (one per
+// member for an ensemble).
 func DefaultSearch() Search {
 	return Search{
 		Lambdas:     []float64{0.03, 0.01, 0.003},
-		Poolings:    []Pooling{MaxPooling(), MeanPooling()},
+		Poolings:    []Pooling{MaxPooling(), MeanPooling(), FeatureMeanMaxPooling()},
 		Scalings:    []Scaling{ScaleAuto, ScaleNone},
+		Skip:        []Setting{{Pooling: FeatureMeanMaxPooling(), Scaling: ScaleNone}},
 		Folds:       5,
+		MinTestBags: 300,
 		Seed:        1,
 		Criterion:   CriterionDeviance,
 		Base:        DefaultOptions(),
@@ -206,6 +251,8 @@ func DefaultSearch() Search {
 		PreferMean:  1,
 		WarmRho:     0.02,
 		CVRhoGrowth: 1.05,
+		Anchors:     []Setting{{Lambda: 0.01, Pooling: FeatureMeanMaxPooling(), Scaling: ScaleAuto}},
+		AnchorSE:    1.5,
 
 		EnsembleSize:   3,
 		EnsembleMargin: 0.01,
@@ -239,6 +286,8 @@ func (s Search) Validate() error {
 		return bad("WarmRho = %g, want in [0, 1]", s.WarmRho)
 	case s.EnsembleSize < 0:
 		return bad("EnsembleSize = %d, want >= 0", s.EnsembleSize)
+	case s.MinTestBags < 0:
+		return bad("MinTestBags = %d, want >= 0", s.MinTestBags)
 	case s.Repeats > MaxSplits:
 		return bad("Repeats = %d, above MaxSplits = %d", s.Repeats, MaxSplits)
 	case !(s.EnsembleMargin >= 0) || !num.Finite(s.EnsembleMargin):
@@ -249,6 +298,8 @@ func (s Search) Validate() error {
 		return bad("Criterion = %d, unknown", int(s.Criterion))
 	case !(s.PreferMean >= 0) || !num.Finite(s.PreferMean):
 		return bad("PreferMean = %g, want finite and >= 0", s.PreferMean)
+	case !(s.AnchorSE >= 0) || !num.Finite(s.AnchorSE):
+		return bad("AnchorSE = %g, want finite and >= 0", s.AnchorSE)
 	case !(s.FeatureMaxSE >= 0) || !num.Finite(s.FeatureMaxSE):
 		return bad("FeatureMaxSE = %g, want finite and >= 0", s.FeatureMaxSE)
 	case s.CVRhoGrowth != 0 && !(s.CVRhoGrowth >= 1 && num.Finite(s.CVRhoGrowth)):
@@ -269,30 +320,77 @@ func (s Search) Validate() error {
 			return bad("Scalings: %d, unknown", int(sc))
 		}
 	}
-	// The grid's sizes multiply: float64 cannot overflow.
-	if fits := float64(len(s.Lambdas)) * float64(len(s.Poolings)) * float64(len(s.Scalings)) * float64(s.Folds) * float64(max(s.Repeats, 1)); fits > MaxSearchFits {
-		return fmt.Errorf("%w: %w: Search: %d lambdas x %d poolings x %d scalings x %d folds x %d repeats are %.4g fits, above MaxSearchFits = %d",
-			ErrBadInput, ErrTooLarge, len(s.Lambdas), len(s.Poolings), len(s.Scalings), s.Folds, max(s.Repeats, 1), fits, MaxSearchFits)
+	pairs := s.pairs()
+	if len(pairs) == 0 {
+		return bad("Skip leaves no (scaling, pooling) pair of the grid")
 	}
-	if n := ensembleCandidates(len(s.Lambdas)*len(s.Poolings)*len(s.Scalings), s.EnsembleSize); n > MaxEnsembleCandidates {
+	if err := s.checkFits(); err != nil {
+		return err
+	}
+	if n := ensembleCandidates(len(s.Lambdas)*len(pairs), s.EnsembleSize); n > MaxEnsembleCandidates {
 		return fmt.Errorf("%w: %w: Search.EnsembleSize = %d: ensembles of 2 to %d of the grid's %d settings are %.4g candidates, above MaxEnsembleCandidates = %d",
-			ErrBadInput, ErrTooLarge, s.EnsembleSize, s.EnsembleSize, len(s.Lambdas)*len(s.Poolings)*len(s.Scalings), n, MaxEnsembleCandidates)
+			ErrBadInput, ErrTooLarge, s.EnsembleSize, s.EnsembleSize, len(s.Lambdas)*len(pairs), n, MaxEnsembleCandidates)
 	}
 	return s.Base.Validate()
 }
 
 // MaxSearchFits caps the cross-validation fits of a Search, settings
-// (lambdas x poolings x scalings) x Folds x Repeats: FitCV keeps a few
-// numbers per fit (its test-fold AUC, deviance, iterations and bag
-// scores), so the cap bounds those tables (about 64 MB of them without
-// the scores) before anything is allocated; at a millisecond per fit it
-// is already 17 minutes of fits. DefaultSearch runs 60.
+// (lambdas x the (scaling, pooling) pairs not skipped) x Folds x Repeats,
+// the repeats MinTestBags adds included: FitCV keeps a few numbers per
+// fit (its test-fold AUC, deviance, iterations and bag scores), so the
+// cap bounds those tables (about 64 MB of them without the scores) before
+// anything is allocated; at a millisecond per fit it is already 17
+// minutes of fits. DefaultSearch runs 75 per repeat, at most 750.
 const MaxSearchFits = 1 << 20
+
+// checkFits returns an error wrapping ErrTooLarge when the grid's fits,
+// settings (lambdas x pairs) x Folds x Repeats, exceed MaxSearchFits.
+func (s Search) checkFits() error {
+	// The grid's sizes multiply: float64 cannot overflow.
+	np := len(s.pairs())
+	if fits := float64(len(s.Lambdas)) * float64(np) * float64(s.Folds) * float64(max(s.Repeats, 1)); fits > MaxSearchFits {
+		return fmt.Errorf("%w: %w: Search: %d lambdas x %d (scaling, pooling) pairs x %d folds x %d repeats are %.4g fits, above MaxSearchFits = %d",
+			ErrBadInput, ErrTooLarge, len(s.Lambdas), np, s.Folds, max(s.Repeats, 1), fits, MaxSearchFits)
+	}
+	return nil
+}
+
+// pairs returns the (scaling, pooling) pairs of the grid as indices into
+// s.Scalings and s.Poolings, scalings first, without those in s.Skip.
+func (s Search) pairs() [][2]int {
+	var out [][2]int
+	for sc := range s.Scalings {
+		for pl := range s.Poolings {
+			if !s.skipped(Setting{Scaling: s.Scalings[sc], Pooling: s.Poolings[pl]}) {
+				out = append(out, [2]int{sc, pl})
+			}
+		}
+	}
+	return out
+}
+
+// skipped reports whether st's (scaling, pooling) pair is in s.Skip.
+func (s Search) skipped(st Setting) bool {
+	return slices.ContainsFunc(s.Skip, func(sk Setting) bool { return sk.Scaling == st.Scaling && sk.Pooling == st.Pooling })
+}
+
+// MaxAutoRepeats caps the repeats Search.MinTestBags asks for.
+const MaxAutoRepeats = 10
+
+// repeatsFor returns the number of repeats of the cross-validation on nb
+// bags (see Repeats and MinTestBags).
+func (s Search) repeatsFor(nb int) int {
+	r := max(s.Repeats, 1)
+	if s.MinTestBags > 0 && nb > 0 {
+		r = max(r, min((s.MinTestBags+nb-1)/nb, MaxAutoRepeats))
+	}
+	return r
+}
 
 // MaxEnsembleCandidates caps the ensembles FitCV scores (see
 // Search.EnsembleSize): each costs a pass over every test fold's bag
 // scores, and their number grows as settings^EnsembleSize.
-// DefaultSearch's grid has 286.
+// DefaultSearch's grid of 15 settings has 560.
 const MaxEnsembleCandidates = 100000
 
 // ensembleCandidates returns the number of ensembles of 2 to size of n

@@ -41,8 +41,9 @@ func TestEnsembleCandidates(t *testing.T) {
 // boundaries, each accepted value against the nearest refused one: Folds
 // >= 2, Repeats up to MaxSplits (on a grid of one setting, which
 // MaxSearchFits allows), WarmRho in [0, 1], CVRhoGrowth 0 or >= 1,
-// EnsembleMargin, FeatureMaxSE and the lambdas >= 0, and the grid's fits
-// up to MaxSearchFits.
+// EnsembleMargin, FeatureMaxSE, MinTestBags, AnchorSE and the lambdas >=
+// 0, and the grid's fits up to MaxSearchFits; Skip and Anchors outside the
+// grid change nothing, but Skip must leave a pair.
 func TestSearchValidateBoundaries(t *testing.T) {
 	const eps = 0x1p-52
 	for _, c := range []struct {
@@ -68,6 +69,16 @@ func TestSearchValidateBoundaries(t *testing.T) {
 		{"FeatureMaxSE Inf", func(s *Search) { s.FeatureMaxSE = math.Inf(1) }, false},
 		{"lambda 0", func(s *Search) { s.Lambdas = []float64{0.1, 0} }, true},
 		{"lambda -1e-300", func(s *Search) { s.Lambdas = []float64{-1e-300} }, false},
+		{"MinTestBags 0", func(s *Search) { s.MinTestBags = 0 }, true},
+		{"MinTestBags -1", func(s *Search) { s.MinTestBags = -1 }, false},
+		{"AnchorSE 0", func(s *Search) { s.AnchorSE = 0 }, true},
+		{"AnchorSE -0.1", func(s *Search) { s.AnchorSE = -0.1 }, false},
+		{"AnchorSE NaN", func(s *Search) { s.AnchorSE = math.NaN() }, false},
+		{"Anchors and Skip outside the grid", func(s *Search) { s.Poolings = []Pooling{MaxPooling()} }, true},
+		{"Skip every pair", func(s *Search) {
+			s.Poolings, s.Scalings = []Pooling{MeanPooling()}, []Scaling{ScaleNone}
+			s.Skip = append(s.Skip, Setting{Pooling: MeanPooling(), Scaling: ScaleNone})
+		}, false},
 	} {
 		s := DefaultSearch()
 		c.mod(&s)
