@@ -178,6 +178,7 @@ func TestBadFlagValues(t *testing.T) {
 		{[]string{"mil", "-folds", "1"}, "-folds"},
 		{[]string{"mil", "-synth", "1"}, "-synth"},
 		{[]string{"mil", "-workers", "0"}, "-workers"},
+		{[]string{"mil", "-fold-rule", "sklearn"}, "-fold-rule"},
 		{[]string{"mil", "-data", missing}, "-data"},
 		{[]string{"-data", missing, "mil"}, "-data"},
 		{[]string{"-data", missing}, "-data"}, // the tour

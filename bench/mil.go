@@ -91,7 +91,7 @@ type MILEval struct {
 	// residual within tolerance, objective unchanged) rather than by the
 	// residual test.
 	Stalled int `json:"stalled"`
-	// Picked is, for fitcv, the setting FitCV chose on each split's
+	// Picked is, for the FitCV methods, the setting chosen on each split's
 	// training bags (split order); FitSeconds is then the whole FitCV
 	// (cross-validation and refit) and the other fit statistics are those
 	// of its final fit.
@@ -122,31 +122,48 @@ func fromMetrics(m mil.Metrics) MILMetrics {
 	return MILMetrics{ACC: m.Accuracy, PR: m.Precision, RE: m.Recall, F1: m.F1, AUC: m.AUC, AUPRTrapz: m.AUPRTrapz, AP: m.AUPR}
 }
 
-// milMethod is a named option set, or (cv) FitCV with DefaultSearch.
+// milMethod is a named option set for Fit, or (search not nil) FitCV
+// with a search.
 type milMethod struct {
 	name, desc string
 	opt        func() mil.Options
-	cv         bool
+	search     func() mil.Search
 }
 
 var milMethods = []milMethod{
-	{"default", "mean loss, λ=0.01, balanced, ρ from 0.03 ×1.02/it, stop on residual+objective", mil.DefaultOptions, false},
-	{"paper", "sum loss, λ=1, fixed ρ=0.1, 100 iterations (the paper's settings)", mil.PaperOptions, false},
-	{"fitcv", "mil.FitCV with mil.DefaultSearch(): λ, pooling and scaling chosen by CV inside each training set", mil.DefaultOptions, true},
+	{"default", "mean loss, λ=0.01, balanced, ρ from 0.03 ×1.02/it, stop on residual+objective", mil.DefaultOptions, nil},
+	{"paper", "sum loss, λ=1, fixed ρ=0.1, 100 iterations (the paper's settings)", mil.PaperOptions, nil},
+	{"fitcv", "mil.FitCV with mil.DefaultSearch(): λ, pooling and scaling chosen by CV inside each training set", nil, mil.DefaultSearch},
+	{"fitcv-2026-11", "mil.FitCV with the search DefaultSearch was before the bag-level models (max and mean poolings, one repeat, no anchor)", nil, previousSearch},
+}
+
+// previousSearch is DefaultSearch as it was before the feature-wise mean
+// and max joined its grid (2026-11-28): max and mean poolings, one repeat
+// of the inner folds, no anchor. It keeps that row comparable.
+func previousSearch() mil.Search {
+	s := mil.DefaultSearch()
+	s.Poolings = []mil.Pooling{mil.MaxPooling(), mil.MeanPooling()}
+	s.MinTestBags = 0
+	s.AnchorSE = 0
+	return s
 }
 
 func milFlags(fs *FlagSet) RunFunc {
 	data := fs.String("data", "", "`dir` holding fox.csv and vaccine.svm (default: ../shared/data or $"+datadir.EnvVar+" when found)")
-	files := fs.String("files", "vaccine.svm,fox.csv", "comma-separated data `files` to evaluate in the data directory")
+	files := fs.String("files", "vaccine.svm,fox.csv", "comma-separated data `files` to evaluate in the data directory (or absolute paths)")
 	protocols := fs.String("protocols", "split,cv", "comma-separated `protocols`: split (the paper's stratified 80/20) and cv (k-fold CV, repeated)")
 	folds := fs.Int("folds", 10, "folds of the cross-validation")
 	repeats := fs.Int("repeats", 5, "repetitions of the cross-validation with fresh shuffles")
-	methods := fs.String("methods", "default,paper,fitcv", "comma-separated option `sets`: default (mil.DefaultOptions), paper (mil.PaperOptions), fitcv (mil.FitCV with mil.DefaultSearch)")
+	methods := fs.String("methods", "default,paper,fitcv", "comma-separated option `sets`: default (mil.DefaultOptions), paper (mil.PaperOptions), fitcv (mil.FitCV with mil.DefaultSearch), fitcv-2026-11 (mil.FitCV with the search DefaultSearch was before the bag-level models)")
 	synth := fs.Int("synth", 0, "also evaluate `n` synthetic bags with a planted max rule (always done when no data directory is found)")
 	workers := fs.Int("workers", 1, "folds fitted in parallel (fit times are per fit, so >1 inflates them on a busy machine)")
+	foldRule := fs.String("fold-rule", "pcg", "`rule` of the cv folds: pcg (mil.KFold's, from -seed) or peer (the rule of ../shared/peers/mil/run: Python's random.Random(r) for repeat r = 0, 1, ..., so both print results over identical splits)")
 	cfg := milConfig{}
 	fs.Check(func() error {
-		cfg = milConfig{folds: *folds, repeats: *repeats, synth: *synth, workers: *workers}
+		cfg = milConfig{folds: *folds, repeats: *repeats, synth: *synth, workers: *workers, peerFolds: *foldRule == "peer"}
+		if *foldRule != "pcg" && *foldRule != "peer" {
+			return fmt.Errorf("-fold-rule: unknown rule %q (want pcg or peer)", *foldRule)
+		}
 		for _, p := range splitList(*protocols) {
 			if p != "split" && p != "cv" {
 				return fmt.Errorf("-protocols: unknown protocol %q (want split or cv)", p)
@@ -161,7 +178,7 @@ func milFlags(fs *FlagSet) RunFunc {
 				}
 			}
 			if !found {
-				return fmt.Errorf("-methods: unknown method %q (want default, paper or fitcv)", name)
+				return fmt.Errorf("-methods: unknown method %q (want default, paper, fitcv or fitcv-2026-11)", name)
 			}
 		}
 		switch {
@@ -214,6 +231,8 @@ type milConfig struct {
 	folds, repeats int
 	synth, workers int
 	methods        []milMethod
+	// peerFolds selects the peers' fold rule for cv (see peerfolds.go).
+	peerFolds bool
 }
 
 func splitList(s string) []string {
@@ -263,7 +282,10 @@ func milSources(cfg milConfig, seed uint64) []milSource {
 		}})
 	}
 	for _, f := range cfg.files {
-		path := filepath.Join(cfg.dir, f)
+		path := f
+		if !filepath.IsAbs(f) {
+			path = filepath.Join(cfg.dir, f)
+		}
 		srcs = append(srcs, milSource{f, func() (*mil.Dataset, error) { return mil.LoadFile(path, nil) }})
 	}
 	return srcs
@@ -310,7 +332,7 @@ func runMILSource(ctx context.Context, env *Env, cfg milConfig, res *MILResult, 
 			ds.Instances, ds.Features, map[bool]string{true: "sparse", false: "dense"}[ds.Sparse]),
 		Columns: []string{"method", "protocol", "ACC", "PR", "RE", "F1", "AUC", "AUPR (trapz)", "AP", "fit time", "iterations", "ms/iter"},
 		Note: "Mean ± std over the splits; AUPR (trapz) is the trapezoid PR area the paper reports as AUPR, AP the average precision. " +
-			"Fit time is the median wall time of one fit (scaling and Gram matrix included; for fitcv the whole mil.FitCV: cross-validation and refit); ms/iter the median solver time per outer iteration (for fitcv, of the final fit).",
+			"Fit time is the median wall time of one fit (scaling and Gram matrix included; for the fitcv methods the whole mil.FitCV: cross-validation and refit); ms/iter the median solver time per outer iteration (for fitcv, of the final fit).",
 	}
 	run := evaluateMILSource(ctx, cfg, d, ds, tab, prog, env.Seed)
 	if len(ds.Evals) > 0 {
@@ -351,13 +373,18 @@ func evaluateMILSource(ctx context.Context, cfg milConfig, d *mil.Dataset, ds *M
 	var run milSourceRun
 	for _, p := range cfg.protocols {
 		proto := mil.PaperSplit(seed)
+		var folds [][]int // nil: proto's own
 		if p == "cv" {
 			proto = mil.KFold(cfg.folds, cfg.repeats, seed)
+			if cfg.peerFolds {
+				proto.Name += " (peer folds)"
+				folds = peerFoldsOf(d.Labels(), cfg.folds, cfg.repeats)
+			}
 		}
 		proto.Workers = cfg.workers
 		protoCurves := map[string]*mil.Report{}
 		for _, m := range cfg.methods {
-			ev, rep, err := milEvaluate(ctx, d, proto, m, prog, ds.Name)
+			ev, rep, err := milEvaluate(ctx, d, proto, folds, m, prog, ds.Name)
 			if ev != nil {
 				ds.Evals = append(ds.Evals, ev)
 				protoCurves[m.name], run.curves = rep, protoCurves
@@ -392,7 +419,7 @@ func evaluateMILSource(ctx context.Context, cfg milConfig, d *mil.Dataset, ds *M
 func milNotes(env *Env, ds *MILDataset) {
 	for _, ev := range ds.Evals {
 		if len(ev.Picked) > 0 {
-			env.Note("%s, %s, fitcv: settings picked per split: %s.", ds.Name, ev.Protocol, countPicks(ev.Picked))
+			env.Note("%s, %s, %s: settings picked per split: %s.", ds.Name, ev.Protocol, ev.Method, countPicks(ev.Picked))
 		}
 		if ev.Method == "default" {
 			stopped := ""
@@ -406,11 +433,13 @@ func milNotes(env *Env, ds *MILDataset) {
 	}
 }
 
-// milEvaluate runs one method under one protocol and summarizes it. When
-// ctx is cancelled part-way it returns ctx's error beside the summary of
-// the splits that completed (Interrupted set), or a nil summary if none
-// did; any other error comes alone.
-func milEvaluate(ctx context.Context, d *mil.Dataset, proto mil.Protocol, m milMethod, prog *Progress, name string) (*MILEval, *mil.Report, error) {
+// milEvaluate runs one method under one protocol (on the fold
+// assignments folds when not nil, else on the protocol's own splits) and
+// summarizes it. When ctx is cancelled
+// part-way it returns ctx's error beside the summary of the splits that
+// completed (Interrupted set), or a nil summary if none did; any other
+// error comes alone.
+func milEvaluate(ctx context.Context, d *mil.Dataset, proto mil.Protocol, folds [][]int, m milMethod, prog *Progress, name string) (*MILEval, *mil.Report, error) {
 	// Records by the split's test bags (Run builds the subsets itself), so
 	// that they can be reported in split order.
 	var mu sync.Mutex
@@ -433,7 +462,13 @@ func milEvaluate(ctx context.Context, d *mil.Dataset, proto mil.Protocol, m milM
 		prog.Done(1) // the split completes: nothing below checks ctx
 		return sc, nil
 	}
-	rep, err := proto.Run(ctx, d, score)
+	var rep *mil.Report
+	var err error
+	if folds != nil {
+		rep, err = proto.RunFolds(ctx, d, folds, score)
+	} else {
+		rep, err = proto.Run(ctx, d, score)
+	}
 	// On Ctrl-C, Run still reports the splits that completed.
 	if err != nil && (ctx.Err() == nil || rep == nil || len(rep.Folds) == 0) {
 		return nil, nil, err
@@ -452,7 +487,7 @@ func milEvaluate(ctx context.Context, d *mil.Dataset, proto mil.Protocol, m milM
 	for _, f := range rep.Folds {
 		ev.Folds = append(ev.Folds, MILFold{Repeat: f.Repeat, Fold: f.Fold, MILMetrics: fromMetrics(f.Metrics)})
 	}
-	ev.addFits(recs, m.cv)
+	ev.addFits(recs, m.search != nil)
 	return ev, rep, err
 }
 
@@ -460,7 +495,7 @@ func milEvaluate(ctx context.Context, d *mil.Dataset, proto mil.Protocol, m milM
 type milFit struct {
 	res    mil.FitResult
 	secs   float64
-	picked string // fitcv only
+	picked string // the FitCV methods only
 }
 
 // milTestKey identifies a split by the IDs of its n test bags.
@@ -473,15 +508,15 @@ func milTestKey(ids func(k int) string, n int) string {
 	return b.String()
 }
 
-// fitMethod fits m on train: mil.FitCV with mil.DefaultSearch for fitcv,
-// where picked says which setting (or ensemble) it chose, else mil.Fit
-// with m's options.
+// fitMethod fits m on train: mil.FitCV with m's search for the FitCV
+// methods, where picked says which setting (or ensemble) it chose, else
+// mil.Fit with m's options.
 func fitMethod(ctx context.Context, train *mil.Dataset, m milMethod) (model *mil.Model, picked string, err error) {
-	if !m.cv {
+	if m.search == nil {
 		model, err = mil.Fit(ctx, train, m.opt())
 		return model, "", err
 	}
-	model, sel, err := mil.FitCV(ctx, train, mil.DefaultSearch())
+	model, sel, err := mil.FitCV(ctx, train, m.search())
 	picked = sel.Best.String()
 	if sel.Ensembled {
 		names := make([]string, len(sel.Ensemble.Members))
