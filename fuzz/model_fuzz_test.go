@@ -34,7 +34,7 @@ func modelSeeds(tb testing.TB) [][]byte {
 	}
 	var parts []*mil.Model
 	var files [][]byte
-	for _, p := range []mil.Pooling{mil.MaxPooling(), mil.MeanPooling(), mil.TopKPooling(2), mil.TopFracPooling(0.3), mil.FeatureMaxPooling()} {
+	for _, p := range []mil.Pooling{mil.MaxPooling(), mil.MeanPooling(), mil.TopKPooling(2), mil.TopFracPooling(0.3), mil.FeatureMaxPooling(), mil.FeatureMeanMaxPooling()} {
 		opt := mil.DefaultOptions()
 		opt.Pooling, opt.MaxIter = p, 30
 		m, err := mil.Fit(context.Background(), d, opt)
@@ -69,6 +69,8 @@ func FuzzReadModel(f *testing.F) {
 		`{"format":"mil.Model","version":2,"features":1,"pooling":"max","beta0":0,"beta":[1]}`,
 		`{"format":"mil.Model","version":1,"features":1,"weights":[1],"parts":[{"parts":[],"pooling":"max","beta0":0,"beta":[1]}]}`,
 		`{"format":"mil.Model","version":1,"features":3,"pooling":"max","beta0":0,"beta":[1,2,3,4]}`,
+		`{"format":"mil.Model","version":1,"features":2,"pooling":"meanmax","beta0":0,"beta":[1e308,1,1e308,1.7976931348623157e308]}`,
+		`{"format":"mil.Model","version":1,"features":2,"pooling":"meanmax","beta0":0,"beta":[1,2]}`,
 		`{"format":"mil.Model","version":1,"features":1,"weights":[0.5,0.5],"parts":[{"pooling":"max","beta0":0,"beta":["1"]},{}]}`,
 		`{"format":"mil.Model","version":1,"features":1,"pooling":"max","beta0":0,"beta":[1],"options":{"Pooling":"mean"}}`,
 		`{"format":"mil.Model","version":1,"features":1,"weights":[1],"parts":[{"pooling":"max","beta0":0,"beta":[1],"x":"\",]"}]}`,

@@ -475,10 +475,7 @@ func newModel(p *problem, x1, t []float64, back *xview, opt *Options) *Model {
 	if w := opt.Pooling.width(); w > 1 {
 		// The coefficients of the bag means and maxima (see
 		// FeatureMeanMaxPooling); the instance coefficients are their sum.
-		m.bag, m.beta = m.beta, make([]float64, nf/w)
-		for j, b := range m.bag {
-			m.beta[j%len(m.beta)] += b
-		}
+		m.bag, m.beta = m.beta, instanceCoefficients(m.beta, nf/w)
 	}
 	m.res = FitResult{
 		Objective: obj * scale, Loss: (obj - pen) * scale,

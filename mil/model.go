@@ -51,6 +51,19 @@ func (m *Model) Coefficients() (beta []float64, beta0 float64) {
 	return append([]float64(nil), m.beta...), m.beta0
 }
 
+// instanceCoefficients returns the instance coefficients of a model on
+// nf features with the bag coefficients bag (len w*nf, one block of nf per
+// bag feature: FeatureMeanMaxPooling's a, then b): their sum, the score of
+// a bag holding one instance. A model file's reader rebuilds them so, with
+// the bits of the fit's.
+func instanceCoefficients(bag []float64, nf int) []float64 {
+	beta := make([]float64, nf)
+	for j, b := range bag {
+		beta[j%nf] += b
+	}
+	return beta
+}
+
 // BagCoefficients returns copies of the coefficients of a model whose bag
 // score is linear in its bag's feature means and maxima,
 //

@@ -55,7 +55,9 @@ type modelJSON struct {
 //	beta0     the bias
 //	options   the options of the fit, as Options.MarshalJSON writes them
 //	result    the fit's FitResult (field names as in Go, Reason by name)
-//	beta      the coefficients on the raw features, NumFeatures of them
+//	beta      the coefficients on the raw features, NumFeatures of them;
+//	          for "meanmax", 2 x NumFeatures: the bag means' then the bag
+//	          maxima's (BagCoefficients), Coefficients being their sum
 //
 // An ensemble has, after format, version and features, "weights" (one per
 // part) and "parts": one object per part with the fields pooling to beta
@@ -102,8 +104,12 @@ func (m Model) MarshalJSON() ([]byte, error) {
 func (m *Model) encodeSingle(j *modelJSON) error {
 	p, b0, opt := m.opt.Pooling, m.beta0, toOptionsJSON(m.opt)
 	j.Pooling, j.Beta0, j.Options, j.Result = &p, &b0, &opt, toResultJSON(m.res)
+	coef := m.beta
+	if m.bag != nil {
+		coef = m.bag // the instance coefficients are rebuilt from them
+	}
 	var err error
-	j.Beta, err = json.Marshal(m.beta)
+	j.Beta, err = json.Marshal(coef)
 	return err
 }
 
@@ -152,7 +158,8 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 // It returns an error wrapping ErrBadInput for invalid options
 // (LoadOptions.Validate) and for anything but a valid model file: another
 // format or version, invalid JSON (a truncated file), an unknown field or
-// pooling, a missing field, a coefficient count other than features, a
+// pooling, a missing field, a coefficient count other than features (2 x
+// features for "meanmax"), a
 // number that is not a finite float64, an ensemble whose part is itself
 // an ensemble or whose weights do not match its parts, options whose
 // pooling differs from the model's; one wrapping ErrTooLarge as well for
@@ -241,6 +248,12 @@ func (j *modelJSON) single(where string, features int) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{beta: beta, beta0: *j.Beta0, opt: Options{Pooling: p}}
+	if len(beta) > features {
+		m.bag, m.beta = beta, instanceCoefficients(beta, features)
+		if !num.AllFinite(m.beta) {
+			return nil, badInput("%s: beta: a bag mean's and maximum's coefficients add up to more than a float64 holds", where)
+		}
+	}
 	if j.Options != nil {
 		if m.opt = j.Options.options(); m.opt.Pooling != p {
 			return nil, badInput("%s: options.Pooling %v differs from the model's pooling %v", where, m.opt.Pooling, p)

@@ -206,6 +206,7 @@ func TestReadModelRejects(t *testing.T) {
 	good, err := json.Marshal(m)
 	require.NoError(t, err)
 	parts := strings.Repeat(`{"pooling":"max","beta0":0,"beta":[1]},`, MaxEnsembleParts)
+	mm := modelOf(FeatureMeanMaxPooling(), []float64{0.5, 0, -1.25, 2, 0, 1}, 3, 0.25)
 	for _, c := range []struct {
 		name, file string
 		tooLarge   bool
@@ -227,6 +228,8 @@ func TestReadModelRejects(t *testing.T) {
 		{"features not int", modelFile(t, m, `"features":3`, `"features":3.5`), false, "features"},
 		{"short beta", modelFile(t, m, `[0.5,0,-1.25]`, `[0.5,0]`), false, "beta has 2 values, want 3"},
 		{"long beta", modelFile(t, m, `[0.5,0,-1.25]`, `[0.5,0,-1.25,1]`), false, "beta has 4 values, want 3"},
+		{"meanmax sum overflows", modelFile(t, mm, `[0.5,0,-1.25,2,0,1]`, `[1.7976931348623157e308,0,-1.25,1.7976931348623157e308,0,1]`), false, "add up to more than a float64 holds"},
+		{"meanmax beta of features", modelFile(t, mm, `[0.5,0,-1.25,2,0,1]`, `[2.5,0,-0.25]`), false, "beta has 3 values, want 6"},
 		{"beta not an array", modelFile(t, m, `[0.5,0,-1.25]`, `{"a":1}`), false, "beta: want an array"},
 		{"beta string", modelFile(t, m, `[0.5,0,-1.25]`, `[0.5,"NaN",1]`), false, "beta"},
 		{"beta overflow", modelFile(t, m, `[0.5,0,-1.25]`, `[0.5,1e999,1]`), false, "beta"},

@@ -18,7 +18,7 @@ import (
 // (len(x) = n*NumFeatures()). The score is the one BagScores gives the bag
 // in a dataset: bit for bit in a dense dataset holding this bag alone; in
 // one holding it among others, bit for bit under FeatureMaxPooling and
-// otherwise within the rounding of vec.MulVec (whose kernels compute rows
+// FeatureMeanMaxPooling and otherwise within the rounding of vec.MulVec (whose kernels compute rows
 // in groups of four from the start of the storage, so where the bag starts
 // may change the last bits); in a sparse dataset within the rounding of
 // the products (see ScoreSparseBag for its bits). It

@@ -19,27 +19,39 @@ import (
 // poolingsUnderTest holds every pooling kind, with parameters that make
 // top-k and top-fraction differ from the max and the mean on bags of a
 // few instances.
-var poolingsUnderTest = []Pooling{MaxPooling(), MeanPooling(), TopKPooling(2), TopFracPooling(0.3), FeatureMaxPooling()}
+var poolingsUnderTest = []Pooling{MaxPooling(), MeanPooling(), TopKPooling(2), TopFracPooling(0.3), FeatureMaxPooling(), FeatureMeanMaxPooling()}
 
 // randomModels returns a model of nf random coefficients (a third of them
-// 0) for every pooling of poolingsUnderTest, then their ensemble, named by
-// pooling ("ensemble" last).
+// 0; FeatureMeanMaxPooling's bag coefficients, 2nf, so) for every pooling
+// of poolingsUnderTest, then their ensemble, named by pooling ("ensemble"
+// last).
 func randomModels(t testing.TB, rng *rand.Rand, nf int) ([]*Model, []string) {
 	var ms []*Model
 	var names []string
 	for _, p := range poolingsUnderTest {
-		beta := make([]float64, nf)
-		for j := range beta {
+		coef := make([]float64, nf*p.width())
+		for j := range coef {
 			if rng.IntN(3) > 0 {
-				beta[j] = rng.NormFloat64()
+				coef[j] = rng.NormFloat64()
 			}
 		}
-		ms = append(ms, &Model{beta: beta, beta0: rng.NormFloat64(), opt: Options{Pooling: p}})
+		ms = append(ms, modelOf(p, coef, nf, rng.NormFloat64()))
 		names = append(names, p.String())
 	}
 	e, err := Ensemble(ms...)
 	require.NoError(t, err)
 	return append(ms, e), append(names, "ensemble")
+}
+
+// modelOf returns the model of pooling p on nf features with the
+// coefficients coef (nf*p.width() of them, as a model file holds them)
+// and the bias beta0.
+func modelOf(p Pooling, coef []float64, nf int, beta0 float64) *Model {
+	m := &Model{beta: coef, beta0: beta0, opt: Options{Pooling: p}}
+	if p.width() > 1 {
+		m.bag, m.beta = coef, instanceCoefficients(coef, nf)
+	}
+	return m
 }
 
 // bagArrays returns bag k of d as a dense row-major array and in CSR form
@@ -89,7 +101,8 @@ func scoreScale(m *Model, x []float64) float64 {
 // an ensemble: ScoreBag and ScoreSparseBag give the bits BagScores gives
 // the bag in a dataset of its own (built without labels), ScoreSparseBag
 // those of the whole sparse dataset, ScoreBag those of the whole dense
-// dataset under FeatureMaxPooling and within rounding otherwise; the
+// dataset under the poolings of bag features (FeatureMaxPooling,
+// FeatureMeanMaxPooling) and within rounding otherwise; the
 // witnesses are WitnessesTo's.
 func TestRawBagMatchesBagScores(t *testing.T) {
 	for _, file := range []string{"fox.csv", "vaccine.svm"} {
@@ -127,7 +140,7 @@ func TestRawBagMatchesBagScores(t *testing.T) {
 					kind     string
 					sameBits bool // as the whole dataset's score
 				}{
-					{oneDense, sd, wd, "dense", !d.IsSparse() && m.Pooling().Kind == PoolFeatureMax && len(m.parts) == 0},
+					{oneDense, sd, wd, "dense", !d.IsSparse() && (m.Pooling().Kind == PoolFeatureMax || m.Pooling().Kind == PoolFeatureMeanMax) && len(m.parts) == 0},
 					{oneSparse, ss, ws, "sparse", d.IsSparse()},
 				} {
 					s1, err := m.BagScores(c.one)
@@ -213,7 +226,7 @@ func TestRawBagErrors(t *testing.T) {
 	// a NaN score.
 	var big []*Model
 	for _, p := range poolingsUnderTest {
-		big = append(big, &Model{beta: []float64{2, 2, 2}, opt: Options{Pooling: p}})
+		big = append(big, modelOf(p, []float64{2, 2, 2, 2, 2, 2}[:3*p.width()], 3, 0))
 	}
 	e, err := Ensemble(big...)
 	require.NoError(t, err)

@@ -18,6 +18,7 @@ var poolingKinds = [...]struct {
 	{PoolTopK, "topk", 1},
 	{PoolTopFrac, "topfrac", 1},
 	{PoolFeatureMax, "featmax", 1},
+	{PoolFeatureMeanMax, "meanmax", 2},
 }
 
 // coefsPerFeature returns how many coefficients per feature a model with
@@ -32,9 +33,9 @@ func (p Pooling) coefsPerFeature() int {
 }
 
 // MarshalText implements encoding.TextMarshaler: "max", "mean", "featmax",
-// "topk:K" (TopKPooling(K)) or "topfrac:F" (TopFracPooling(F), F in the
-// shortest form that reads back to the same float64). The parameter a
-// kind does not use is not written. An invalid p (Validate) is an error
+// "meanmax", "topk:K" (TopKPooling(K)) or "topfrac:F" (TopFracPooling(F),
+// F in the shortest form that reads back to the same float64). The
+// parameter a kind does not use is not written. An invalid p (Validate) is an error
 // wrapping ErrBadInput.
 func (p Pooling) MarshalText() ([]byte, error) {
 	if err := p.Validate(); err != nil {
@@ -72,7 +73,7 @@ func (p *Pooling) UnmarshalText(text []byte) error {
 	param := q.Kind == PoolTopK || q.Kind == PoolTopFrac
 	switch {
 	case !found:
-		return badInput("pooling %q: unknown (want max, mean, featmax, topk:K or topfrac:F)", s)
+		return badInput("pooling %q: unknown (want max, mean, featmax, meanmax, topk:K or topfrac:F)", s)
 	case param != hasArg:
 		return badInput("pooling %q: %s takes %s parameter", s, name, map[bool]string{true: "a", false: "no"}[param])
 	}
