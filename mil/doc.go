@@ -56,23 +56,14 @@
 // on the number of workers; a panic in a ScoreFunc on a worker is raised
 // again in the caller's goroutine.
 //
-// Allocation and caps: the *To methods of Model (BagScoresTo,
-// BagProbabilitiesTo, PredictTo, WitnessesTo, InstanceScoresTo) and its
-// raw-bag methods (ScoreBag, ...) allocate nothing. Every size read from
-// input is checked against a cap before it is allocated: NumFeatures at
-// most DefaultMaxFeatures (2^20), dense storage of at most
-// DefaultMaxDenseCells values (2^28; Auto stores larger matrices sparse,
-// Dense refuses them), lines of at most DefaultMaxLineBytes (16 MiB), model
-// files of at most DefaultMaxModelBytes (256 MiB); LoadOptions raises or
-// lowers each. Within them the loaders allocate in proportion to what they
-// read (dense storage of a file at most MaxDenseCellsPerByte values per
-// byte); wrap the reader in an io.LimitedReader to bound the input itself.
-// Fit makes no scaled copy of the features except where folding the
-// standardization into the products would lose accuracy, and refuses to
+// Allocation and caps: the *To methods of Model (BagScoresTo, WitnessesTo,
+// ...) and its raw-bag methods (ScoreBag, ...) allocate nothing. Every size
+// read from input is checked against a cap of LoadOptions before it is
+// allocated (features, dense cells, line and model-file bytes); within them
+// the loaders allocate in proportion to what they read. Fit refuses to
 // start when its estimate of what it allocates exceeds Options.MaxBytes
-// (DefaultMaxBytes, 2 GiB). FitCV keeps one fold's setup per worker alive,
-// and caps its grid (MaxSearchFits) and its tables (Base.MaxBytes) before
-// allocating.
+// (DefaultMaxBytes, 2 GiB); FitCV keeps one fold's setup per worker alive
+// and caps its grid (MaxSearchFits) and tables (Base.MaxBytes) first.
 //
 // # Serving
 //
@@ -96,35 +87,23 @@
 // default the paper's max) by neADMM with x1 = (q, beta, beta0), x2 = t and
 // the constraints q = P(t) per bag, t = X beta + beta0. Each iteration:
 //
-//   - q-update (eq. 7): per bag, the 1-D strictly convex problem
-//     w log(1 + exp(-s q)) + rho/2 (q - c)^2, by Newton's method safeguarded
-//     by the bracket (c, c + s w/rho), to machine precision;
-//   - beta-update (eq. 8): the lasso 1/2 ||[X 1] theta - (t + y2/rho)||^2 +
-//     (lambda/rho)||beta||_1 by neadmm.FISTA, warm-started, on the Gram
-//     matrix [X 1]^T [X 1] computed once per fit (BetaGram) or on the data's
-//     products (BetaDirect);
+//   - q-update (eq. 7): per bag, w log(1 + exp(-s q)) + rho/2 (q - c)^2
+//     by safeguarded Newton, to machine precision;
+//   - beta-update (eq. 8): a lasso by neadmm.FISTA, warm-started, on the
+//     Gram matrix of [X 1] (BetaGram) or the data's products (BetaDirect);
 //   - t-update (eqs. 9-10): per bag, the exact global minimizer of
-//     (b - P(t))^2 + ||t - phi||^2: neadmm.MaxProx for the max,
-//     neadmm.TopKProx for the mean of the k largest.
+//     (b - P(t))^2 + ||t - phi||^2 (neadmm.MaxProx, neadmm.TopKProx).
 //
 // Pooling offers the max (MaxPooling), the mean of the k largest instance
-// scores (TopKPooling) or of the largest fraction (TopFracPooling), the mean
-// (MeanPooling: a convex problem, solved on the bag means, one row per bag),
-// the feature-wise max (FeatureMaxPooling: each feature's maximum over the
-// bag, scored linearly) and the feature-wise mean and max together
-// (FeatureMeanMaxPooling: 2D bag features, two coefficient vectors,
-// Model.BagCoefficients); the last two are not poolings of instance
-// scores, but are scored, predicted and explained (witnesses) through the
-// same Model methods. Features are
-// standardized on the training bags inside Fit (Options.Scaling) and the
-// coefficients mapped back, so a Model takes raw data.
-//
-// Fit stops when the primal residual and the objective have settled
-// (Options.ObjTol; FitResult.Stalled): under the growing rho the engine's
-// dual residual does not vanish on this nonconvex problem (ties in the
-// maxima of positive bags), so FitResult.Converged, the residual test, is
-// often false, and an ulp-level change (another architecture, FMA) can
-// move the result by a few thousandths of AUC.
+// scores (TopKPooling, TopFracPooling), the mean (MeanPooling: convex,
+// solved on the bag means), and two models on bag features scored through
+// the same Model methods: each feature's maximum over the bag
+// (FeatureMaxPooling), and its mean and maximum together
+// (FeatureMeanMaxPooling, Model.BagCoefficients). Features are
+// standardized inside Fit (Options.Scaling) and the coefficients mapped
+// back, so a Model takes raw data. Fit stops when the primal residual and
+// the objective have settled (Options.ObjTol): on this nonconvex problem
+// the dual residual need not vanish, so FitResult.Converged is often false.
 //
 // FitCV chooses lambda, the pooling and the scaling by stratified
 // cross-validation inside the training bags (Search, DefaultSearch),
@@ -132,13 +111,12 @@
 // held-out deviance (Search.Criterion); it keeps a reference setting the
 // cross-validation cannot tell from the best (Search.Anchors), may return
 // an ensemble of two or three settings (Ensemble), and refits on all of
-// them; its Selection lists every setting's scores and standard errors. PaperOptions is the paper's
-// setting (summed loss, lambda = 1, fixed rho = 0.1, 100 iterations);
+// them; its Selection lists every setting's scores and standard errors.
+// PaperOptions is the paper's setting (summed loss, lambda = 1, fixed rho = 0.1, 100 iterations);
 // DefaultOptions uses a mean loss with lambda = 0.01, a rho growing from
 // 0.03 and balanced class weights. The paper's numbers came from MATLAB's
 // perfcurve: compare its AUPR with Metrics.AUPRTrapz, not Metrics.AUPR.
 //
-// Measurements (the defaults against the paper's, FitCV's rules, cost and
-// scaling): see docs/mil.md in the repository, and docs/results.md for
-// the latest Table 1.
+// Measurements (defaults against the paper's, FitCV against the simple
+// baselines, cost): docs/mil.md and docs/results.md in the repository.
 package mil
