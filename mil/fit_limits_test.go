@@ -39,7 +39,7 @@ func TestFitNeverReturnsNonFiniteModel(t *testing.T) {
 	for _, f := range []float64{1e-308, 1e-309, 1e-320} {
 		d := scaledBy(t, base, f)
 		for _, sc := range []Scaling{ScaleAuto, ScaleNone} {
-			for _, pl := range []Pooling{MaxPooling(), MeanPooling(), TopKPooling(2), FeatureMaxPooling()} {
+			for _, pl := range []Pooling{MaxPooling(), MeanPooling(), TopKPooling(2), FeatureMaxPooling(), FeatureMeanMaxPooling()} {
 				name := fmt.Sprintf("x%g %v %v", f, sc, pl)
 				o := DefaultOptions()
 				o.Scaling, o.Pooling, o.MaxIter = sc, pl, 100
@@ -92,7 +92,7 @@ func TestFitBytesRefit(t *testing.T) {
 	sets := map[string]*Dataset{"dense": dense, "sparse": sparse, "subset": sub, "shifted column": shifted}
 	for name, d := range sets {
 		for _, sc := range []Scaling{ScaleAuto, ScaleNone} {
-			for _, pl := range []Pooling{MaxPooling(), MeanPooling(), TopKPooling(2), FeatureMaxPooling()} {
+			for _, pl := range []Pooling{MaxPooling(), MeanPooling(), TopKPooling(2), FeatureMaxPooling(), FeatureMeanMaxPooling()} {
 				o := DefaultOptions()
 				o.Scaling, o.Pooling, o.MaxIter = sc, pl, 1
 				m, err := Fit(context.Background(), d, o)
