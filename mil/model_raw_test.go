@@ -325,12 +325,14 @@ func TestProbability(t *testing.T) {
 	assert.True(t, math.IsNaN(Probability(math.NaN())))
 }
 
-// vaccineBag returns a model fitted to vaccine.svm with DefaultOptions and
-// its first bag of seven instances.
-func vaccineBag(b *testing.B) (*Model, *Dataset, int) {
+// vaccineBag returns a model fitted to vaccine.svm with DefaultOptions
+// and pooling p, and the first bag of seven instances.
+func vaccineBag(b *testing.B, p Pooling) (*Model, *Dataset, int) {
 	d, err := LoadFile(datadir.File(b, "vaccine.svm"), nil)
 	require.NoError(b, err)
-	m, err := Fit(context.Background(), d, DefaultOptions())
+	o := DefaultOptions()
+	o.Pooling = p
+	m, err := Fit(context.Background(), d, o)
 	require.NoError(b, err)
 	for k := range d.NumBags() {
 		if a, e := d.BagRange(k); e-a == 7 {
@@ -341,27 +343,39 @@ func vaccineBag(b *testing.B) (*Model, *Dataset, int) {
 	return nil, nil, 0
 }
 
+// benchPoolings are the models the raw-bag benchmarks score with: the
+// default max pooling and the bag-level mean and max.
+var benchPoolings = []Pooling{MaxPooling(), FeatureMeanMaxPooling()}
+
 // BenchmarkScoreBagDense scores a raw vaccine bag of 7 instances given
 // dense (7 x 234 values).
 func BenchmarkScoreBagDense(b *testing.B) {
-	m, d, k := vaccineBag(b)
-	x, _, _, _ := bagArrays(d, k)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := m.ScoreBag(x); err != nil {
-			b.Fatal(err)
-		}
+	for _, p := range benchPoolings {
+		b.Run(p.String(), func(b *testing.B) {
+			m, d, k := vaccineBag(b, p)
+			x, _, _, _ := bagArrays(d, k)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := m.ScoreBag(x); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
 // BenchmarkScoreBagSparse scores the same bag given in CSR form.
 func BenchmarkScoreBagSparse(b *testing.B) {
-	m, d, k := vaccineBag(b)
-	_, rowptr, colidx, values := bagArrays(d, k)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := m.ScoreSparseBag(rowptr, colidx, values); err != nil {
-			b.Fatal(err)
-		}
+	for _, p := range benchPoolings {
+		b.Run(p.String(), func(b *testing.B) {
+			m, d, k := vaccineBag(b, p)
+			_, rowptr, colidx, values := bagArrays(d, k)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := m.ScoreSparseBag(rowptr, colidx, values); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
