@@ -2,6 +2,7 @@ package mil
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -102,7 +103,7 @@ func (r FitResult) Stop() string {
 // The setup (column statistics, Gram matrix, power iteration) and every
 // iteration check ctx, so a cancellation returns within milliseconds with
 // ctx's error wrapped. During the solve it returns the engine's error (a
-// non-finite iterate) and no model. A model is returned only when its
+// non-finite iterate), wrapped with ErrBadInput, and no model. A model is returned only when its
 // coefficients on the raw features and its scores of d's bags are all
 // finite: features so small in magnitude (around 1e-308 and below) that
 // the coefficients fitting them overflow are an error wrapping
@@ -423,7 +424,10 @@ func newState(p *problem) *state {
 
 // solve runs the engine on p from st (left holding the final iterate) with
 // the initial penalty rho and returns the engine's result and whether the
-// objective test stopped it.
+// objective test stopped it. An engine error other than a cancellation
+// (a non-finite iterate, a failed line search: data or options the fit
+// cannot handle) is returned wrapping ErrBadInput as well, so that it
+// matches mil's sentinel as every error input causes must.
 func solve(ctx context.Context, p *problem, st *state, opt *Options, rho float64) (er neadmm.Result, stalled bool, err error) {
 	scale := p.objScale()
 	var cb func(neadmm.Iteration) bool
@@ -439,6 +443,9 @@ func solve(ctx context.Context, p *problem, st *state, opt *Options, rho float64
 		eo.RhoMax = max(eo.RhoMax, rho)
 	}
 	er, err = st.sv.Solve(ctx, p, st.x1, st.t, st.y, eo)
+	if err != nil && !isCtxErr(err) && !errors.Is(err, ErrBadInput) {
+		err = fmt.Errorf("%w: the solver stopped: %w", ErrBadInput, err)
+	}
 	return er, er.Reason == neadmm.StopTest, err
 }
 

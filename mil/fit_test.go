@@ -735,3 +735,27 @@ func benchmarkFit(b *testing.B, name string, opt Options) {
 
 func BenchmarkFitVaccine(b *testing.B) { benchmarkFit(b, "vaccine.svm", DefaultOptions()) }
 func BenchmarkFitFox(b *testing.B)     { benchmarkFit(b, "fox.csv", DefaultOptions()) }
+
+// TestSolveEngineErrorsMatchBadInput: an error of the engine that is not
+// a cancellation (here a non-finite start, which no fit of valid data
+// reaches) matches ErrBadInput as well as the engine's own sentinel; a
+// cancellation stays the context's error alone.
+func TestSolveEngineErrorsMatchBadInput(t *testing.T) {
+	d := twoConceptData(t, 40, 1)
+	opt := DefaultOptions()
+	prep, err := prepare(context.Background(), d, &opt)
+	require.NoError(t, err)
+	p := newProblem(prep, &opt)
+	st := newState(p)
+	st.x1[0] = math.NaN()
+	_, _, err = solve(context.Background(), p, st, &opt, opt.Rho)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrBadInput)
+	assert.True(t, errors.Is(err, neadmm.ErrNotFinite) || errors.Is(err, neadmm.ErrBadInput), "the engine's error is kept: %v", err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _, err = solve(ctx, p, newState(p), &opt, opt.Rho)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.NotErrorIs(t, err, ErrBadInput)
+}
