@@ -33,6 +33,12 @@ func noPanic(t *testing.T, name string, f func()) {
 	f()
 }
 
+// hugeInt is an int far beyond every cap (half of math.MaxInt: 1<<62 - 1
+// on 64-bit platforms, 1<<30 - 1 on 32-bit ones, where the tests build
+// too), for options and sizes that must be refused before anything is
+// allocated.
+const hugeInt = math.MaxInt >> 1
+
 // requireBadInput checks that err matches ErrBadInput (and ErrTooLarge
 // exactly when tooLarge) and that its message contains msg.
 func requireBadInput(t *testing.T, err error, tooLarge bool, msg string) {

@@ -160,7 +160,7 @@ func TestFitCVErrors(t *testing.T) {
 		"bad Criterion":  func(s *Search) { s.Criterion = CriterionDeviance + 1 },
 		"neg Criterion":  func(s *Search) { s.Criterion = -1 },
 		// Caps: splits (Repeats x Folds overflows an int) and ensembles.
-		"huge Repeats": func(s *Search) { s.Repeats = 1 << 62 },
+		"huge Repeats": func(s *Search) { s.Repeats = hugeInt },
 		"many ensembles": func(s *Search) {
 			s.Lambdas = []float64{1, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001, 3e-4, 1e-4, 3e-5}
 			s.EnsembleSize = 4 // 40 settings: 102050 ensembles
@@ -767,7 +767,7 @@ func TestFitCVEnsembleLimits(t *testing.T) {
 	s.EnsembleSize = 8
 	_, want, err := FitCV(context.Background(), d, s)
 	require.NoError(t, err)
-	s.EnsembleSize = 1 << 62
+	s.EnsembleSize = hugeInt
 	_, got, err := FitCV(context.Background(), d, s)
 	require.NoError(t, err)
 	require.NotNil(t, got.Ensemble)

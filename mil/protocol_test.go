@@ -138,8 +138,8 @@ func TestSplitsErrors(t *testing.T) {
 		{Protocol{TestFraction: 0.95, Repeats: 1}, labels, "leaves class 1 (5 bags) without a training or test bag"},
 		{Protocol{TestFraction: math.NaN(), Repeats: 1}, labels, "without a training or test bag"},
 		// The caps, checked before anything is allocated (Repeats x Folds
-		// overflows an int at 1<<62 x 4).
-		{KFold(4, 1<<62, 0), labels, "MaxSplits = 100000"},
+		// overflows an int at hugeInt x 4).
+		{KFold(4, hugeInt, 0), labels, "MaxSplits = 100000"},
 		{KFold(2, MaxSplits/2+1, 0), labels, "100002 splits"},
 		{KFold(5, MaxSplitIndices/(5*25)+1, 0), labels, "MaxSplitIndices"},
 		{Protocol{TestFraction: 0.5, Repeats: math.MaxInt}, labels, "MaxSplits"},

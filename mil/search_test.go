@@ -32,7 +32,7 @@ func TestEnsembleCandidates(t *testing.T) {
 	// A size beyond the grid is the grid's size: DefaultSearch's 12
 	// settings have 4083 ensembles however large EnsembleSize is.
 	s := DefaultSearch()
-	s.EnsembleSize = 1 << 62
+	s.EnsembleSize = hugeInt
 	require.NoError(t, s.Validate())
 	assert.Equal(t, 4083.0, ensembleCandidates(12, s.EnsembleSize))
 }

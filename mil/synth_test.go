@@ -2,6 +2,7 @@ package mil
 
 import (
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -93,9 +94,9 @@ func TestSyntheticSizesCapped(t *testing.T) {
 		cfg SynthConfig
 		msg string
 	}{
-		{SynthConfig{Bags: 2, Features: 1 << 33, MinInstances: 1, MaxInstances: 1}, "Features = 8589934592 exceeds DefaultMaxFeatures = 1048576"},
+		{SynthConfig{Bags: 2, Features: math.MaxInt, MinInstances: 1, MaxInstances: 1}, "Features = " + strconv.Itoa(math.MaxInt) + " exceeds DefaultMaxFeatures = 1048576"},
 		{SynthConfig{Bags: 1 << 30, Features: 1, MinInstances: 1, MaxInstances: 1}, "1073741824 bags of up to 1 instances of 1 features are up to 1.074e+09 values, above DefaultMaxDenseCells"},
-		{SynthConfig{Bags: 2, Features: 1 << 10, MinInstances: 1, MaxInstances: 1 << 62}, "above DefaultMaxDenseCells"},
+		{SynthConfig{Bags: 2, Features: 1 << 10, MinInstances: 1, MaxInstances: hugeInt}, "above DefaultMaxDenseCells"},
 		{SynthConfig{Bags: 1 << 9, Features: 1 << 10, MinInstances: 1, MaxInstances: 1<<9 + 1}, "above DefaultMaxDenseCells = 268435456"},
 	} {
 		d, truth, err := Synthetic(c.cfg)
