@@ -75,13 +75,14 @@ func (pr *prepared) bytes(d *Dataset, opt *Options) float64 {
 	return b
 }
 
-// cvTableBytes estimates FitCV's tables for a search s on nb bags: per
-// fit (setting and test fold), its AUC, deviance, iterations and the
-// header of its scores, and in the Selection its fold AUC and deviance;
-// per setting and repeat the test scores of every bag; per repeat the
-// test subsets' bookkeeping (about 48 bytes a bag).
-func cvTableBytes(s *Search, nb int) float64 {
-	settings := float64(len(s.Lambdas)) * float64(len(s.pairs()))
+// cvTableBytes estimates FitCV's tables for a search s of np (scaling,
+// pooling) pairs on nb bags: per fit (setting and test fold), its AUC,
+// deviance, iterations and the header of its scores, and in the Selection
+// its fold AUC and deviance; per setting and repeat the test scores of
+// every bag; per repeat the test subsets' bookkeeping (about 48 bytes a
+// bag).
+func cvTableBytes(s *Search, np, nb int) float64 {
+	settings := float64(len(s.Lambdas)) * float64(np)
 	reps := float64(max(s.Repeats, 1))
 	return settings*reps*float64(s.Folds)*(3*8+24+2*8) + settings*reps*float64(nb)*8 + reps*float64(nb)*48
 }

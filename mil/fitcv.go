@@ -72,12 +72,13 @@ func FitCV(ctx context.Context, d *Dataset, s Search) (*Model, Selection, error)
 	}
 	s.Repeats = s.repeatsFor(nb)
 	sel.Folds = s.Folds * s.Repeats
-	if err := s.checkFits(); err != nil { // with the repeats MinTestBags added
+	np := len(s.pairs())
+	if err := s.checkFits(np); err != nil { // with the repeats MinTestBags added
 		return nil, sel, err
 	}
-	if need := cvTableBytes(&s, nb); need > float64(base.MaxBytes) {
+	if need := cvTableBytes(&s, np, nb); need > float64(base.MaxBytes) {
 		return nil, sel, fmt.Errorf("%w: %w: FitCV: the cross-validation's tables (%d settings x %d test folds, with every setting's scores of %d bags x %d repeats) need about %.3g bytes; Base.MaxBytes = %d",
-			ErrBadInput, ErrTooLarge, len(s.Lambdas)*len(s.pairs()), sel.Folds, nb, s.Repeats, need, base.MaxBytes)
+			ErrBadInput, ErrTooLarge, len(s.Lambdas)*np, sel.Folds, nb, s.Repeats, need, base.MaxBytes)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, sel, fmt.Errorf("mil: FitCV: %w", err)

@@ -243,12 +243,12 @@ func (j *modelJSON) single(where string, features int) (*Model, error) {
 		return nil, badInput("%s: beta0 = %v, want finite", where, *j.Beta0)
 	}
 	p := *j.Pooling
-	beta, err := decodeFloats(where, "beta", j.Beta, features*p.coefsPerFeature())
+	beta, err := decodeFloats(where, "beta", j.Beta, features*p.width())
 	if err != nil {
 		return nil, err
 	}
 	m := &Model{beta: beta, beta0: *j.Beta0, opt: Options{Pooling: p}}
-	if len(beta) > features {
+	if p.width() > 1 {
 		m.bag, m.beta = beta, instanceCoefficients(beta, features)
 		if !num.AllFinite(m.beta) {
 			return nil, badInput("%s: beta: a bag mean's and maximum's coefficients add up to more than a float64 holds", where)

@@ -5,31 +5,18 @@ import (
 	"strings"
 )
 
-// poolingKinds names each PoolKind in the text form of a Pooling and says
-// how many coefficients a model of that kind holds per feature (the model
-// file checks its coefficients against it). A new kind adds its row.
+// poolingKinds names each PoolKind in the text form of a Pooling. A new
+// kind adds its row.
 var poolingKinds = [...]struct {
-	kind  PoolKind
-	name  string
-	coefs int
+	kind PoolKind
+	name string
 }{
-	{PoolMax, "max", 1},
-	{PoolMean, "mean", 1},
-	{PoolTopK, "topk", 1},
-	{PoolTopFrac, "topfrac", 1},
-	{PoolFeatureMax, "featmax", 1},
-	{PoolFeatureMeanMax, "meanmax", 2},
-}
-
-// coefsPerFeature returns how many coefficients per feature a model with
-// pooling p holds (p valid).
-func (p Pooling) coefsPerFeature() int {
-	for _, k := range poolingKinds {
-		if k.kind == p.Kind {
-			return k.coefs
-		}
-	}
-	return 1
+	{PoolMax, "max"},
+	{PoolMean, "mean"},
+	{PoolTopK, "topk"},
+	{PoolTopFrac, "topfrac"},
+	{PoolFeatureMax, "featmax"},
+	{PoolFeatureMeanMax, "meanmax"},
 }
 
 // MarshalText implements encoding.TextMarshaler: "max", "mean", "featmax",

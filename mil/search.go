@@ -324,7 +324,7 @@ func (s Search) Validate() error {
 	if len(pairs) == 0 {
 		return bad("Skip leaves no (scaling, pooling) pair of the grid")
 	}
-	if err := s.checkFits(); err != nil {
+	if err := s.checkFits(len(pairs)); err != nil {
 		return err
 	}
 	if n := ensembleCandidates(len(s.Lambdas)*len(pairs), s.EnsembleSize); n > MaxEnsembleCandidates {
@@ -344,10 +344,9 @@ func (s Search) Validate() error {
 const MaxSearchFits = 1 << 20
 
 // checkFits returns an error wrapping ErrTooLarge when the grid's fits,
-// settings (lambdas x pairs) x Folds x Repeats, exceed MaxSearchFits.
-func (s Search) checkFits() error {
+// settings (lambdas x np pairs) x Folds x Repeats, exceed MaxSearchFits.
+func (s Search) checkFits(np int) error {
 	// The grid's sizes multiply: float64 cannot overflow.
-	np := len(s.pairs())
 	if fits := float64(len(s.Lambdas)) * float64(np) * float64(s.Folds) * float64(max(s.Repeats, 1)); fits > MaxSearchFits {
 		return fmt.Errorf("%w: %w: Search: %d lambdas x %d (scaling, pooling) pairs x %d folds x %d repeats are %.4g fits, above MaxSearchFits = %d",
 			ErrBadInput, ErrTooLarge, len(s.Lambdas), np, s.Folds, max(s.Repeats, 1), fits, MaxSearchFits)
